@@ -1,0 +1,51 @@
+import type { Principal } from '@app/registry';
+import { Inject, Injectable } from '@nestjs/common';
+import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { gatewayConfig } from '../config/gateway.config';
+import type { GatewayConfig } from '../config/gateway.config';
+import { signingSecret } from './signing-key';
+
+export class AuthError extends Error {}
+
+/** Bearer JWT -> Principal. Only the configured bindable claims are carried over. */
+@Injectable()
+export class TokenVerifier {
+  private readonly key: JWTVerifyGetKey;
+
+  constructor(@Inject(gatewayConfig.KEY) private readonly config: GatewayConfig) {
+    if (config.auth.jwksUrl) {
+      this.key = createRemoteJWKSet(new URL(config.auth.jwksUrl));
+    } else {
+      const secret = signingSecret(config);
+      this.key = async () => secret;
+    }
+  }
+
+  async verify(authorization: string | undefined): Promise<Principal> {
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+    if (!match) throw new AuthError('missing bearer token: send Authorization: Bearer <JWT>');
+    let payload: JWTPayload;
+    try {
+      const options = { issuer: this.config.auth.issuer, audience: this.config.auth.audience, algorithms: this.config.auth.jwksUrl ? undefined : ['HS256'] };
+      payload = (await jwtVerify(match[1], this.key, options)).payload;
+    } catch (err) {
+      if (err instanceof errors.JWTExpired) throw new AuthError('the token has expired');
+      throw new AuthError('the token is invalid');
+    }
+    return this.toPrincipal(payload);
+  }
+
+  private toPrincipal(payload: JWTPayload): Principal {
+    const tenant = payload.tenant;
+    if (typeof tenant !== 'string' || !/^[a-z][a-z0-9_]*$/.test(tenant)) throw new AuthError('the token has no valid tenant claim');
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new AuthError('the token has no sub claim');
+    const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
+    const claims: Record<string, string> = {};
+    for (const name of this.config.auth.boundClaims) {
+      const value = payload[name];
+      if (typeof value === 'string' || typeof value === 'number') claims[name] = String(value);
+    }
+    return { tenantId: tenant, userId: payload.sub, roles, claims };
+  }
+}

@@ -1,0 +1,25 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AppModule } from './app.module';
+
+/** Builds the app (also used by e2e tests and benches); does not listen. */
+export async function createGateway(options: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule,
+    new FastifyAdapter({ bodyLimit: 1024 * 1024 }),
+    { logger: options.logger === false ? false : ['log', 'warn', 'error'], abortOnError: false },
+  );
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Report tool gateway')
+      .setDescription('Report metadata in Postgres, served as per-user LLM tools')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
+  app.enableShutdownHooks();
+  return app;
+}

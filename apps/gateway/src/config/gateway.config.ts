@@ -1,0 +1,114 @@
+import { registerAs } from '@nestjs/config';
+import type { ConfigType } from '@nestjs/config';
+
+/** Every setting the gateway reads, validated once. The only place that reads the environment. */
+export interface GatewaySettings {
+  nodeEnv: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  /** unset: the embedded PGlite database under dataDir */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  dbPoolSize: number;
+  redisUrl: string | undefined;
+  auth: {
+    jwtSecret: string | undefined;
+    jwksUrl: string | undefined;
+    issuer: string | undefined;
+    audience: string | undefined;
+    /** token claims a template may bind as `:claim_<name>` */
+    boundClaims: string[];
+  };
+  reports: {
+    statementTimeoutMs: number;
+    maxResultBytes: number;
+  };
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}; got "${raw}"`);
+  }
+  return value;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL; got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}; got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function nodeEnv(env: Env): GatewaySettings['nodeEnv'] {
+  const raw = env.NODE_ENV ?? 'development';
+  if (raw !== 'development' && raw !== 'production' && raw !== 'test') {
+    throw new ConfigError(`NODE_ENV must be development, production or test; got "${raw}"`);
+  }
+  return raw;
+}
+
+function auth(env: Env, mode: GatewaySettings['nodeEnv']): GatewaySettings['auth'] {
+  const jwtSecret = env.AUTH_JWT_SECRET || undefined;
+  const jwksUrl = url(env, 'AUTH_JWKS_URL', ['https:', 'http:']);
+  if (jwtSecret !== undefined && jwtSecret.length < 32) {
+    throw new ConfigError('AUTH_JWT_SECRET must be at least 32 characters');
+  }
+  if (mode === 'production' && !jwtSecret && !jwksUrl) {
+    throw new ConfigError(
+      'NODE_ENV=production refuses the generated dev secret: set AUTH_JWT_SECRET or AUTH_JWKS_URL',
+    );
+  }
+  const claims = (env.AUTH_BOUND_CLAIMS ?? 'region').split(',').map((c) => c.trim()).filter(Boolean);
+  const bad = claims.find((c) => !/^[a-z][a-z0-9_]*$/.test(c));
+  if (bad) throw new ConfigError(`AUTH_BOUND_CLAIMS entries must match ^[a-z][a-z0-9_]*$; got "${bad}"`);
+  return {
+    jwtSecret,
+    jwksUrl,
+    issuer: env.AUTH_ISSUER || undefined,
+    audience: env.AUTH_AUDIENCE || undefined,
+    boundClaims: claims,
+  };
+}
+
+/** Parses the environment; throws a ConfigError naming the first bad variable. */
+export function loadSettings(env: Env = process.env): GatewaySettings {
+  const mode = nodeEnv(env);
+  return {
+    nodeEnv: mode,
+    host: env.HOST || '127.0.0.1',
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: env.DATA_DIR || '.data',
+    dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 200),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    auth: auth(env, mode),
+    reports: {
+      statementTimeoutMs: integer(env, 'REPORT_STATEMENT_TIMEOUT_MS', 5000, 100, 300_000),
+      maxResultBytes: integer(env, 'REPORT_MAX_RESULT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    },
+  };
+}
+
+export const gatewayConfig = registerAs('gateway', () => loadSettings());
+export type GatewayConfig = ConfigType<typeof gatewayConfig>;
+
+/** For ConfigModule.forRoot({ validate }): fail fast at start-up. */
+export function validateEnvironment(env: Env): Env {
+  loadSettings(env);
+  return env;
+}

@@ -1,0 +1,61 @@
+import { RegistryError } from '@app/registry';
+import type { RegistryErrorCode } from '@app/registry';
+import { TemplateError } from '@app/templates';
+import { Catch, HttpException, Logger } from '@nestjs/common';
+import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { AuthError } from '../auth/token-verifier';
+
+interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+function registryStatus(code: RegistryErrorCode): number {
+  switch (code) {
+    case 'TOOL_NOT_FOUND':
+    case 'REPORT_NOT_FOUND':
+      return 404;
+    case 'UNKNOWN_CONTEXT':
+      return 400;
+    case 'TENANT_NOT_FOUND':
+      return 401;
+    case 'FORBIDDEN':
+      return 403;
+    case 'INVALID_REPORT':
+      return 422;
+    case 'DATABASE_UNAVAILABLE':
+      return 503;
+  }
+}
+
+/** The one place domain errors become HTTP. Anything unknown is a 500 that says nothing inside. */
+@Catch()
+export class DomainExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const [status, body] = this.describe(exception);
+    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+  }
+
+  private describe(exception: unknown): [number, ErrorBody] {
+    if (exception instanceof RegistryError) {
+      return [registryStatus(exception.code), { error: { code: exception.code, message: exception.message, ...(exception.details ? { details: exception.details } : {}) } }];
+    }
+    if (exception instanceof AuthError) {
+      return [401, { error: { code: 'UNAUTHENTICATED', message: exception.message } }];
+    }
+    if (exception instanceof TemplateError) {
+      return [422, { error: { code: exception.code, message: exception.message, details: { problems: exception.problems } } }];
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const response = exception.getResponse();
+      const message = typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
+      return [status, { error: { code: `HTTP_${status}`, message: Array.isArray(message) ? message.join('; ') : String(message) } }];
+    }
+    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    return [500, { error: { code: 'INTERNAL', message: 'internal error; the request was not completed' } }];
+  }
+}

@@ -1,0 +1,121 @@
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { DB } from './database';
+import { Mutex } from './mutex';
+import { PGliteDialect } from './pglite-dialect';
+import { VALUE_PARSERS } from './type-parsers';
+
+export interface SqlField {
+  name: string;
+  dataTypeID: number;
+}
+
+export interface SqlResult {
+  fields: SqlField[];
+  rows: Record<string, unknown>[];
+}
+
+/** One connection, held for the duration of a callback (a transaction needs one). */
+export interface SqlSession {
+  query(text: string, values?: readonly unknown[], options?: { timeoutMs?: number }): Promise<SqlResult>;
+}
+
+export type Unlisten = () => Promise<void>;
+
+/** The metadata query builder plus raw sessions for tenant data, on pg or PGlite alike. */
+export interface DatabaseHandle {
+  readonly kind: 'postgres' | 'pglite';
+  readonly db: Kysely<DB>;
+  withSession<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
+  /** LISTEN on a dedicated connection; `onError` fires when that connection is lost. */
+  listen(channel: string, onNotify: (payload: string) => void, onError: (err: Error) => void): Promise<Unlisten>;
+  close(): Promise<void>;
+}
+
+const pgTypes = {
+  getTypeParser: (oid: number, format?: string) =>
+    VALUE_PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text'),
+};
+
+export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
+  // An idle client that dies (server restart) must not crash the process.
+  pool.on('error', () => undefined);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kind: 'postgres',
+    db,
+    async withSession(fn) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        return await fn({
+          async query(text, values = [], options = {}) {
+            try {
+              // Extended protocol always: one statement per round trip, never a script.
+              const result = await client.query({
+                text,
+                values: [...values],
+                queryMode: 'extended',
+                ...(options.timeoutMs ? { query_timeout: options.timeoutMs } : {}),
+              } as pg.QueryConfig);
+              return { fields: result.fields, rows: result.rows };
+            } catch (err) {
+              if (err instanceof Error && /timeout|terminat|Connection/i.test(err.message)) broken = err;
+              throw err;
+            }
+          },
+        });
+      } finally {
+        client.release(broken);
+      }
+    },
+    async listen(channel, onNotify, onError) {
+      const client = new pg.Client({ connectionString: url });
+      client.on('notification', (msg) => {
+        if (msg.channel === channel) onNotify(msg.payload ?? '');
+      });
+      client.on('error', onError);
+      client.on('end', () => onError(new Error('LISTEN connection ended')));
+      await client.connect();
+      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      return async () => {
+        client.removeAllListeners('end');
+        client.removeAllListeners('error');
+        client.on('error', () => undefined);
+        await client.end().catch(() => undefined);
+      };
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+export async function openPGlite(dataDir: string | undefined): Promise<DatabaseHandle> {
+  const pglite = await PGlite.create(dataDir, { parsers: VALUE_PARSERS });
+  const mutex = new Mutex();
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, mutex) });
+  return {
+    kind: 'pglite',
+    db,
+    withSession(fn) {
+      return mutex.run(() =>
+        fn({
+          async query(text, values = []) {
+            const result = await pglite.query<Record<string, unknown>>(text, [...values]);
+            return { fields: result.fields, rows: result.rows };
+          },
+        }),
+      );
+    },
+    async listen(channel, onNotify) {
+      return pglite.listen(channel, onNotify);
+    },
+    async close() {
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}

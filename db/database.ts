@@ -1,0 +1,131 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * The metadata schema (`gateway`), the one place table shapes are declared.
+ * Tenant data lives in one schema per tenant and is never typed here: it is only ever
+ * reached through report templates.
+ */
+export const METADATA_SCHEMA = 'gateway';
+
+/** timestamps come back as ISO text (see type-parsers.ts), identically on pg and PGlite */
+type Timestamp = ColumnType<string, string | undefined, string>;
+
+export interface TenantsTable {
+  id: string;
+  name: string;
+  catalog_version: Generated<string>;
+  created_at: Timestamp;
+}
+
+export interface DatasourcesTable {
+  tenant_id: string;
+  data_schema: string;
+  allowed_tables: string[];
+}
+
+export type ReportStatus = 'active' | 'disabled';
+
+export interface ReportsTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string;
+  sql_template: string;
+  category: string;
+  status: Generated<ReportStatus>;
+  version: Generated<number>;
+  updated_at: Timestamp;
+}
+
+export interface ReportFiltersTable {
+  tenant_id: string;
+  report_id: string;
+  name: string;
+  type: string;
+  description: Generated<string>;
+  required: Generated<boolean>;
+  enum_values: string[] | null;
+  default_value: ColumnType<unknown, string | null | undefined, string | null>;
+  position: Generated<number>;
+}
+
+export interface ReportFieldsTable {
+  tenant_id: string;
+  report_id: string;
+  name: string;
+  type: string;
+  description: Generated<string>;
+  position: Generated<number>;
+}
+
+export interface BusinessContextsTable {
+  tenant_id: string;
+  name: string;
+  description: Generated<string>;
+}
+
+/** A context holds whole categories and/or single reports. Exactly one of the two is set. */
+export interface ContextMembersTable {
+  id: Generated<number>;
+  tenant_id: string;
+  context: string;
+  category: string | null;
+  report_id: string | null;
+}
+
+export interface RolesTable {
+  tenant_id: string;
+  name: string;
+  description: Generated<string>;
+  /** an admin role sees every report of its tenant */
+  is_admin: Generated<boolean>;
+}
+
+/** A role's grant of a report or of a whole category. Exactly one of the two is set. */
+export interface RoleGrantsTable {
+  id: Generated<number>;
+  tenant_id: string;
+  role: string;
+  category: string | null;
+  report_id: string | null;
+}
+
+export interface UserRolesTable {
+  tenant_id: string;
+  user_id: string;
+  role: string;
+}
+
+export type GrantEffect = 'allow' | 'deny';
+
+export interface UserGrantsTable {
+  id: Generated<number>;
+  tenant_id: string;
+  user_id: string;
+  category: string | null;
+  report_id: string | null;
+  effect: GrantEffect;
+}
+
+export interface DB {
+  tenants: TenantsTable;
+  datasources: DatasourcesTable;
+  reports: ReportsTable;
+  report_filters: ReportFiltersTable;
+  report_fields: ReportFieldsTable;
+  business_contexts: BusinessContextsTable;
+  context_members: ContextMembersTable;
+  roles: RolesTable;
+  role_grants: RoleGrantsTable;
+  user_roles: UserRolesTable;
+  user_grants: UserGrantsTable;
+}
+
+export type Tenant = Selectable<TenantsTable>;
+export type ReportRow = Selectable<ReportsTable>;
+export type NewReport = Insertable<ReportsTable>;
+export type ReportUpdate = Updateable<ReportsTable>;
+export type ReportFilterRow = Selectable<ReportFiltersTable>;
+export type NewReportFilter = Insertable<ReportFiltersTable>;
+export type ReportFieldRow = Selectable<ReportFieldsTable>;
+export type NewReportField = Insertable<ReportFieldsTable>;

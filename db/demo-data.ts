@@ -1,0 +1,53 @@
+/**
+ * Deterministic demo data for one tenant schema, generated inside the database (no
+ * round trip per row). `salt` makes each tenant's numbers different; the same salt always
+ * yields the same rows.
+ */
+export function demoDataStatements(schema: string, orders: number, salt: number): string[] {
+  const s = `"${schema}"`;
+  return [
+    `DROP SCHEMA IF EXISTS ${s} CASCADE`,
+    `CREATE SCHEMA ${s}`,
+    `CREATE TABLE ${s}.customers (id integer PRIMARY KEY, name text NOT NULL, region text NOT NULL, segment text NOT NULL, created_on date NOT NULL)`,
+    `CREATE TABLE ${s}.products (id integer PRIMARY KEY, sku text NOT NULL UNIQUE, name text NOT NULL, category text NOT NULL, unit_price numeric(10,2) NOT NULL, discontinued boolean NOT NULL)`,
+    `CREATE TABLE ${s}.orders (id integer PRIMARY KEY, customer_id integer NOT NULL REFERENCES ${s}.customers, order_date date NOT NULL, region text NOT NULL, status text NOT NULL, sales_rep text NOT NULL, total_amount numeric(12,2) NOT NULL)`,
+    `CREATE TABLE ${s}.order_items (order_id integer NOT NULL REFERENCES ${s}.orders, line_no integer NOT NULL, product_id integer NOT NULL REFERENCES ${s}.products, quantity integer NOT NULL, unit_price numeric(10,2) NOT NULL, PRIMARY KEY (order_id, line_no))`,
+    `CREATE TABLE ${s}.inventory (product_id integer NOT NULL REFERENCES ${s}.products, warehouse text NOT NULL, on_hand integer NOT NULL, reorder_level integer NOT NULL, PRIMARY KEY (product_id, warehouse))`,
+    `INSERT INTO ${s}.customers
+     SELECT i,
+            (ARRAY['Northwind','Contoso','Initech','Umbrella','Hooli','Vandelay','Stark','Wayne','Wonka','Tyrell'])[1 + (i * ${salt}) % 10]
+              || ' ' || (ARRAY['Traders','Labs','Foods','Systems','Logistics','Retail','Health','Energy'])[1 + (i * 3 + ${salt}) % 8]
+              || ' #' || i,
+            (ARRAY['east','west','north','south'])[1 + (i * 7 + ${salt}) % 4],
+            (ARRAY['enterprise','mid_market','smb'])[1 + (i * 13 + ${salt}) % 3],
+            date '2022-01-01' + (i * 17 + ${salt}) % 1000
+     FROM generate_series(1, 2000) AS g(i)`,
+    `INSERT INTO ${s}.products
+     SELECT i,
+            'SKU-' || lpad(i::text, 5, '0'),
+            (ARRAY['Widget','Gadget','Sprocket','Gizmo','Doohickey','Bracket','Valve','Sensor'])[1 + (i * ${salt}) % 8]
+              || ' ' || (ARRAY['Mini','Pro','Max','Lite','Plus'])[1 + i % 5] || ' ' || i,
+            (ARRAY['hardware','electronics','tools','parts','accessories'])[1 + (i * 11 + ${salt}) % 5],
+            round((5 + (i * 37 + ${salt} * 11) % 495 + 0.99)::numeric, 2),
+            i % 17 = 0
+     FROM generate_series(1, 200) AS g(i)`,
+    `INSERT INTO ${s}.orders
+     SELECT i, c.id,
+            date '2025-01-01' + (i * 31 + ${salt}) % 700,
+            c.region,
+            (ARRAY['delivered','delivered','delivered','shipped','pending','cancelled','returned'])[1 + (i * 5 + ${salt}) % 7],
+            (ARRAY['alice','bob','rita','sam','tom'])[1 + (i * 3 + ${salt}) % 5],
+            round((((i::bigint * 104729 + ${salt} * 7919) % 100000) / 100.0 + 10 * ${salt})::numeric, 2)
+     FROM generate_series(1, ${orders}) AS g(i)
+     JOIN ${s}.customers c ON c.id = 1 + (g.i * 7919 + ${salt}) % 2000`,
+    `INSERT INTO ${s}.order_items
+     SELECT o.id, l, 1 + (o.id * 13 + l * 29 + ${salt}) % 200, 1 + (o.id + l) % 9, p.unit_price
+     FROM ${s}.orders o
+     CROSS JOIN LATERAL generate_series(1, 1 + o.id % 3) AS l
+     JOIN ${s}.products p ON p.id = 1 + (o.id * 13 + l * 29 + ${salt}) % 200`,
+    `INSERT INTO ${s}.inventory
+     SELECT p.id, w, (p.id * 7 + length(w) * ${salt}) % 120, 20 + p.id % 30
+     FROM ${s}.products p CROSS JOIN unnest(ARRAY['east_dc','west_dc','central_dc']) AS w`,
+    `ANALYZE ${s}.orders`,
+  ];
+}

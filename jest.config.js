@@ -1,0 +1,24 @@
+/** One jest run, three tiers told apart by file name (STYLE.md 9). */
+const moduleNameMapper = {
+  '^@app/templates$': '<rootDir>/libs/templates/src',
+  '^@app/registry$': '<rootDir>/libs/registry/src',
+  '^@app/meta-tool$': '<rootDir>/libs/meta-tool/src',
+  '^@app/db$': '<rootDir>/db',
+};
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.json' }],
+};
+const common = { rootDir: __dirname, moduleNameMapper, transform, testEnvironment: 'node' };
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,db}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs,db}/**/*.integration-spec.ts', '<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
+    },
+  ],
+};

@@ -1,0 +1,121 @@
+import type { DatabaseHandle, ReportFieldRow, ReportFilterRow, ReportRow } from '@app/db';
+import type { FieldType, FilterType, ReportMetadata } from '@app/templates';
+
+export interface TenantRecord {
+  id: string;
+  name: string;
+  catalogVersion: number;
+  dataSchema: string | null;
+  allowedTables: string[];
+}
+
+export interface StoredReport {
+  metadata: ReportMetadata;
+  status: 'active' | 'disabled';
+  updatedAt: string;
+}
+
+export interface AccessRecords {
+  roles: Array<{ name: string; isAdmin: boolean }>;
+  roleGrants: Array<{ role: string; category: string | null; reportId: string | null }>;
+  contexts: Array<{ name: string; description: string; category: string | null; reportId: string | null }>;
+}
+
+/** Reads of the metadata schema. Every method is scoped by tenant, the first argument. */
+export class CatalogRepository {
+  constructor(private readonly database: DatabaseHandle) {}
+
+  private get g() {
+    return this.database.db.withSchema('gateway');
+  }
+
+  async findTenant(tenantId: string): Promise<TenantRecord | undefined> {
+    const row = await this.g
+      .selectFrom('tenants as t')
+      .leftJoin('datasources as d', 'd.tenant_id', 't.id')
+      .select(['t.id', 't.name', 't.catalog_version', 'd.data_schema', 'd.allowed_tables'])
+      .where('t.id', '=', tenantId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      name: row.name,
+      catalogVersion: Number(row.catalog_version),
+      dataSchema: row.data_schema,
+      allowedTables: row.allowed_tables ?? [],
+    };
+  }
+
+  async catalogVersion(tenantId: string): Promise<number | undefined> {
+    const row = await this.g
+      .selectFrom('tenants')
+      .select('catalog_version')
+      .where('id', '=', tenantId)
+      .executeTakeFirst();
+    return row ? Number(row.catalog_version) : undefined;
+  }
+
+  async loadReports(tenantId: string): Promise<StoredReport[]> {
+    const [reports, filters, fields] = await Promise.all([
+      this.g.selectFrom('reports').selectAll().where('tenant_id', '=', tenantId).orderBy('id').execute(),
+      this.g.selectFrom('report_filters').selectAll().where('tenant_id', '=', tenantId).orderBy('report_id').orderBy('position').orderBy('name').execute(),
+      this.g.selectFrom('report_fields').selectAll().where('tenant_id', '=', tenantId).orderBy('report_id').orderBy('position').orderBy('name').execute(),
+    ]);
+    const filtersOf = groupBy(filters, (f) => f.report_id);
+    const fieldsOf = groupBy(fields, (f) => f.report_id);
+    return reports.map((r) => toStoredReport(r, filtersOf.get(r.id) ?? [], fieldsOf.get(r.id) ?? []));
+  }
+
+  async loadAccess(tenantId: string): Promise<AccessRecords> {
+    const [roles, grants, contexts] = await Promise.all([
+      this.g.selectFrom('roles').select(['name', 'is_admin']).where('tenant_id', '=', tenantId).execute(),
+      this.g.selectFrom('role_grants').select(['role', 'category', 'report_id']).where('tenant_id', '=', tenantId).execute(),
+      this.g
+        .selectFrom('business_contexts as c')
+        .leftJoin('context_members as m', (join) => join.onRef('m.tenant_id', '=', 'c.tenant_id').onRef('m.context', '=', 'c.name'))
+        .select(['c.name', 'c.description', 'm.category', 'm.report_id'])
+        .where('c.tenant_id', '=', tenantId)
+        .execute(),
+    ]);
+    return {
+      roles: roles.map((r) => ({ name: r.name, isAdmin: r.is_admin })),
+      roleGrants: grants.map((g) => ({ role: g.role, category: g.category, reportId: g.report_id })),
+      contexts: contexts.map((c) => ({ name: c.name, description: c.description, category: c.category, reportId: c.report_id })),
+    };
+  }
+}
+
+function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = map.get(key(row));
+    if (list) list.push(row);
+    else map.set(key(row), [row]);
+  }
+  return map;
+}
+
+function toStoredReport(r: ReportRow, filters: ReportFilterRow[], fields: ReportFieldRow[]): StoredReport {
+  return {
+    status: r.status,
+    updatedAt: r.updated_at,
+    metadata: {
+      tenantId: r.tenant_id,
+      id: r.id,
+      name: r.name,
+      description: r.description,
+      sqlTemplate: r.sql_template,
+      category: r.category,
+      version: r.version,
+      filters: filters.map((f) => ({
+        name: f.name,
+        type: f.type as FilterType,
+        description: f.description,
+        required: f.required,
+        enumValues: f.enum_values,
+        defaultValue: f.default_value ?? null,
+      })),
+      fields: fields.map((f) => ({ name: f.name, type: f.type as FieldType, description: f.description })),
+    },
+  };
+}

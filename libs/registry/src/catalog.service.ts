@@ -1,0 +1,106 @@
+import type { DatabaseHandle } from '@app/db';
+import { formatTool } from '@app/templates';
+import type { ReportTool, ToolFormat } from '@app/templates';
+import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { AccessPolicy, permissionSetKey } from './access-policy';
+import { CatalogRepository } from './catalog.repository';
+import type { TenantRecord } from './catalog.repository';
+import { RegistryError, toolNotFound } from './errors';
+import type { Principal } from './principal';
+import { TenantCatalog } from './tenant-catalog';
+import { DATABASE } from './tokens';
+
+/** A principal's view of its tenant: the catalog and the tools it may use, in a stable order. */
+export interface VisibleSet {
+  catalog: TenantCatalog;
+  tools: ReportTool[];
+  /** equal for every caller with the same tenant, catalog version, permissions and context */
+  key: string;
+}
+
+export type TemplateCheck = (tool: ReportTool, tenant: TenantRecord) => Array<{ rule: string; message: string }>;
+
+@Injectable()
+export class CatalogService {
+  private readonly repository: CatalogRepository;
+  private readonly catalogs = new Map<string, { version: number; catalog: Promise<TenantCatalog> }>();
+  private readonly lists = new LRUCache<string, string>({
+    max: 10_000,
+    maxSize: 64 * 1024 * 1024,
+    sizeCalculation: (body, key) => body.length + key.length,
+  });
+  private templateCheck: TemplateCheck = () => [];
+
+  constructor(@Inject(DATABASE) database: DatabaseHandle) {
+    this.repository = new CatalogRepository(database);
+  }
+
+  /** The SQL guard registers itself here so the registry refuses templates it rejects. */
+  useTemplateCheck(check: TemplateCheck): void {
+    this.templateCheck = check;
+    this.catalogs.clear();
+    this.lists.clear();
+  }
+
+  /** The tenant's catalog at its current version, built once per version. */
+  async catalog(tenantId: string): Promise<TenantCatalog> {
+    const version = await this.repository.catalogVersion(tenantId);
+    if (version === undefined) throw new RegistryError('TENANT_NOT_FOUND', 'the token names a tenant that does not exist');
+    const cached = this.catalogs.get(tenantId);
+    if (cached && cached.version >= version) return cached.catalog;
+    const catalog = this.build(tenantId);
+    this.catalogs.set(tenantId, { version, catalog });
+    catalog.catch(() => {
+      if (this.catalogs.get(tenantId)?.catalog === catalog) this.catalogs.delete(tenantId);
+    });
+    return catalog;
+  }
+
+  private async build(tenantId: string): Promise<TenantCatalog> {
+    const tenant = await this.repository.findTenant(tenantId);
+    if (!tenant) throw new RegistryError('TENANT_NOT_FOUND', 'the token names a tenant that does not exist');
+    const [reports, access] = await Promise.all([
+      this.repository.loadReports(tenantId),
+      this.repository.loadAccess(tenantId),
+    ]);
+    return new TenantCatalog(tenant, reports, new AccessPolicy(access), this.templateCheck);
+  }
+
+  async visibleSet(principal: Principal, context?: string): Promise<VisibleSet> {
+    const catalog = await this.catalog(principal.tenantId);
+    const { access } = catalog;
+    if (context !== undefined && !access.hasContext(context)) {
+      const valid = access.contextNames();
+      throw new RegistryError('UNKNOWN_CONTEXT', `unknown business context "${context}"; valid contexts: ${valid.join(', ') || 'none'}`, { valid_contexts: valid });
+    }
+    const roles = access.effectiveRoles(principal);
+    const tools = [...catalog.tools.values()]
+      .filter((tool) => access.grantFor(roles, tool.report) !== undefined)
+      .filter((tool) => context === undefined || access.inContext(context, tool.report))
+      .filter((tool) => tool.isBindableFor(principal))
+      .sort((a, b) => (a.definition.name < b.definition.name ? -1 : 1));
+    const key = [principal.tenantId, catalog.version, permissionSetKey(roles, Object.keys(principal.claims)), context ?? '*'].join(':');
+    return { catalog, tools, key };
+  }
+
+  /** The list response body, serialised once per (visible set, format) and then reused. */
+  async listBody(principal: Principal, format: ToolFormat, context?: string): Promise<string> {
+    const visible = await this.visibleSet(principal, context);
+    const cacheKey = `${visible.key}:${format}`;
+    let body = this.lists.get(cacheKey);
+    if (body === undefined) {
+      body = JSON.stringify({ tools: visible.tools.map((t) => formatTool(t.definition, format)) });
+      this.lists.set(cacheKey, body);
+    }
+    return body;
+  }
+
+  /** A tool in the caller's own visible set; missing and forbidden are the same error. */
+  async resolve(principal: Principal, name: string): Promise<{ catalog: TenantCatalog; tool: ReportTool }> {
+    const visible = await this.visibleSet(principal);
+    const tool = visible.tools.find((t) => t.definition.name === name);
+    if (!tool) throw toolNotFound(name);
+    return { catalog: visible.catalog, tool };
+  }
+}

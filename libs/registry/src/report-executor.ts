@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { columnTypeName } from '@app/db';
+import type { DatabaseHandle, SqlResult } from '@app/db';
+import { pagedQuery } from '@app/templates';
+import type { ReportTool } from '@app/templates';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Principal } from './principal';
+import type { TenantCatalog } from './tenant-catalog';
+import { DATABASE, REGISTRY_OPTIONS } from './tokens';
+import type { RegistryOptions } from './tokens';
+
+export interface ToolResultPage {
+  columns: Array<{ name: string; type: string }>;
+  rows: Record<string, unknown>[];
+  page: number;
+  page_size: number;
+  has_more: boolean;
+}
+
+export type ToolErrorCode = 'INVALID_ARGUMENTS' | 'TIMEOUT' | 'RESULT_TOO_LARGE' | 'QUERY_FAILED' | 'DATA_UNAVAILABLE';
+
+/** What a tool call returns: rows, or an error the model can act on. Never an HTTP error. */
+export type ToolCallOutcome =
+  | { tool: string; is_error: false; result: ToolResultPage }
+  | { tool: string; is_error: true; error: { code: ToolErrorCode; message: string } };
+
+const QUERY_CANCELED = '57014';
+
+/**
+ * Runs a report as parameterised SQL in a READ ONLY transaction with a statement timeout
+ * and the search_path pinned to the tenant's data schema (pg_temp last, so a temp table
+ * can never shadow a real one). Paging and the byte cap keep answers model-sized.
+ */
+@Injectable()
+export class ReportExecutor {
+  private readonly logger = new Logger(ReportExecutor.name);
+
+  constructor(
+    @Inject(DATABASE) private readonly database: DatabaseHandle,
+    @Inject(REGISTRY_OPTIONS) private readonly options: RegistryOptions,
+  ) {}
+
+  async call(catalog: TenantCatalog, tool: ReportTool, input: unknown, principal: Principal): Promise<ToolCallOutcome> {
+    const name = tool.definition.name;
+    const checked = tool.arguments.check(input);
+    if (!checked.ok) return failure(name, 'INVALID_ARGUMENTS', checked.message);
+    const paged = pagedQuery(tool.bound);
+    const values = [...tool.parameterValues(checked.args, principal), ...paged.pageValues(checked.page, checked.pageSize)];
+    let result: SqlResult;
+    try {
+      result = await this.runReadOnly(catalog.tenant.dataSchema ?? '', paged.text, values);
+    } catch (err) {
+      return this.describeFailure(name, err);
+    }
+    const hasMore = result.rows.length > checked.pageSize;
+    const rows = hasMore ? result.rows.slice(0, checked.pageSize) : result.rows;
+    const bytes = Buffer.byteLength(JSON.stringify(rows));
+    if (bytes > this.options.maxResultBytes) {
+      return failure(name, 'RESULT_TOO_LARGE', `this page is ${bytes} bytes, over the ${this.options.maxResultBytes}-byte limit; ask for a smaller page_size or narrow the filters`);
+    }
+    return {
+      tool: name,
+      is_error: false,
+      result: {
+        columns: result.fields.map((f) => ({ name: f.name, type: columnTypeName(f.dataTypeID) })),
+        rows,
+        page: checked.page,
+        page_size: checked.pageSize,
+        has_more: hasMore,
+      },
+    };
+  }
+
+  /** The only way report SQL reaches the database. */
+  async runReadOnly(dataSchema: string, text: string, values: readonly unknown[]): Promise<SqlResult> {
+    const timeoutMs = this.options.statementTimeoutMs;
+    return this.database.withSession(async (session) => {
+      await session.query('BEGIN TRANSACTION READ ONLY');
+      try {
+        await session.query(
+          "SELECT set_config('search_path', $1, true), set_config('statement_timeout', $2, true)",
+          [`"${dataSchema}", pg_catalog, pg_temp`, `${timeoutMs}ms`],
+        );
+        // The client gives up shortly after the server should have; a hung connection is dropped.
+        return await session.query(text, values, { timeoutMs: timeoutMs + 1000 });
+      } finally {
+        await session.query('ROLLBACK').catch(() => undefined);
+      }
+    });
+  }
+
+  private describeFailure(name: string, err: unknown): ToolCallOutcome {
+    const pgError = err as { code?: string; message?: string };
+    const seconds = this.options.statementTimeoutMs / 1000;
+    if (pgError.code === QUERY_CANCELED || /Query read timeout/.test(pgError.message ?? '')) {
+      return failure(name, 'TIMEOUT', `the query took longer than ${seconds} s and was stopped; narrow the filters (for example a shorter date range) and try again`);
+    }
+    if (typeof pgError.code === 'string' && pgError.code.startsWith('22')) {
+      return failure(name, 'QUERY_FAILED', `the database refused a value: ${pgError.message ?? 'invalid value'}; check the arguments`);
+    }
+    if (typeof pgError.code === 'string' && /^(08|57P)/.test(pgError.code) || /ECONNREFUSED|ECONNRESET|terminat|closed/i.test(pgError.message ?? '')) {
+      return failure(name, 'DATA_UNAVAILABLE', 'the report database is unavailable right now; try again later');
+    }
+    const reference = randomUUID();
+    this.logger.error(`report ${name} failed (reference ${reference}): ${pgError.message ?? String(err)}`);
+    return failure(name, 'QUERY_FAILED', `the report query failed; the report may be misconfigured, so tell an administrator (reference ${reference})`);
+  }
+}
+
+function failure(tool: string, code: ToolErrorCode, message: string): ToolCallOutcome {
+  return { tool, is_error: true, error: { code, message } };
+}

@@ -1,0 +1,123 @@
+import Ajv from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { isIdentityParam } from './identity';
+import type { JsonSchema } from './json-schema';
+import type { ReportFilter } from './report';
+import { DEFAULT_PAGE_SIZE } from './report';
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: false, verbose: true });
+addFormats(ajv, ['date']);
+
+export type ToolArguments = Record<string, unknown>;
+
+export type ArgumentCheck =
+  | { ok: true; args: ToolArguments; page: number; pageSize: number }
+  | { ok: false; message: string };
+
+/** Compiled once per report version; validates and fills defaults on a copy of the input. */
+export class ArgumentValidator {
+  private readonly validate: ValidateFunction;
+
+  constructor(
+    private readonly schema: JsonSchema,
+    private readonly filters: readonly ReportFilter[],
+  ) {
+    this.validate = ajv.compile(schema);
+  }
+
+  check(raw: unknown): ArgumentCheck {
+    const input = raw ?? {};
+    if (typeof input !== 'object' || Array.isArray(input)) {
+      return { ok: false, message: 'arguments must be a JSON object' };
+    }
+    const bound = Object.keys(input).find(isBoundIdentityKey);
+    if (bound !== undefined) {
+      return {
+        ok: false,
+        message: `"${bound}" is bound to your identity and cannot be passed as an argument; remove it`,
+      };
+    }
+    const args: ToolArguments = structuredClone(input) as ToolArguments;
+    if (!this.validate(args)) {
+      return { ok: false, message: describeErrors(this.validate.errors ?? [], this.schema) };
+    }
+    const rangeProblem = this.reversedRange(args);
+    if (rangeProblem) return { ok: false, message: rangeProblem };
+    return {
+      ok: true,
+      args,
+      page: (args.page as number | undefined) ?? 1,
+      pageSize: (args.page_size as number | undefined) ?? DEFAULT_PAGE_SIZE,
+    };
+  }
+
+  private reversedRange(args: ToolArguments): string | undefined {
+    for (const filter of this.filters) {
+      const value = args[filter.name] as Record<string, string | number | undefined> | undefined;
+      if (!value) continue;
+      if (filter.type === 'date_range' && value.start && value.end && value.start > value.end) {
+        return `${filter.name}.start must not be after ${filter.name}.end; got ${value.start} and ${value.end}`;
+      }
+      if (filter.type === 'number_range' && Number(value.min) > Number(value.max)) {
+        return `${filter.name}.min must not be greater than ${filter.name}.max; got ${value.min} and ${value.max}`;
+      }
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Keys that look like identity parameters once case and Unicode compatibility forms are
+ * folded (`Tenant_ID`, fullwidth `ｔｅｎａｎｔ_ｉｄ`): refused loudly instead of ignored.
+ */
+export function isBoundIdentityKey(key: string): boolean {
+  const folded = key.normalize('NFKC').toLowerCase().replace(/[\u200b-\u200d\ufeff]/g, '');
+  return isIdentityParam(folded);
+}
+
+function argumentPath(error: ErrorObject): string {
+  return error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+}
+
+function describeError(error: ErrorObject, schema: JsonSchema): string {
+  const path = argumentPath(error);
+  const got = (v: unknown) => JSON.stringify(v);
+  const allowed = Object.keys(schema.properties ?? {}).join(', ');
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      return path
+        ? `${path} has unknown field "${extra}"`
+        : `unknown argument "${extra}"; allowed arguments: ${allowed}`;
+    }
+    case 'required':
+      return `missing required argument "${(error.params as { missingProperty: string }).missingProperty}"`;
+    case 'enum':
+      return `${path} must be one of ${(error.params as { allowedValues: string[] }).allowedValues.join(', ')}; got ${got(error.data)}`;
+    case 'type':
+      return `${path} must be ${article((error.params as { type: string }).type)}; got ${got(error.data)}`;
+    case 'format':
+    case 'pattern':
+      return `${path} must be a date in YYYY-MM-DD format; got ${got(error.data)}`;
+    case 'minimum':
+    case 'maximum': {
+      const { comparison, limit } = error.params as { comparison: string; limit: number };
+      return `${path} must be ${comparison} ${limit}; got ${got(error.data)}`;
+    }
+    case 'minProperties':
+      return `${path} must set at least one bound`;
+    default:
+      return `${path || 'arguments'} ${error.message ?? 'is invalid'}; got ${got(error.data)}`;
+  }
+}
+
+function article(type: string): string {
+  return type === 'integer' || type === 'array' || type === 'object' ? `an ${type}` : `a ${type}`;
+}
+
+function describeErrors(errors: ErrorObject[], schema: JsonSchema): string {
+  // ajv reports a failed `pattern` and `format` for the same bad date; say it once.
+  const messages = [...new Set(errors.map((e) => describeError(e, schema)))];
+  return messages.join('; ');
+}

@@ -1,0 +1,98 @@
+import type { ReportFilter } from './report';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './report';
+
+/** The subset of JSON Schema the gateway emits: enough for OpenAI, Anthropic and MCP. */
+export interface JsonSchema {
+  type?: 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array';
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean;
+  enum?: string[];
+  items?: JsonSchema;
+  format?: string;
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  maxItems?: number;
+  minProperties?: number;
+  default?: unknown;
+}
+
+export const MAX_STRING_ARGUMENT = 200;
+export const MAX_LIST_ITEMS = 100;
+
+const DATE: JsonSchema = { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
+
+function filterValueSchema(filter: ReportFilter): JsonSchema {
+  switch (filter.type) {
+    case 'string':
+      return { type: 'string', minLength: 1, maxLength: MAX_STRING_ARGUMENT };
+    case 'enum':
+      return { type: 'string', enum: filter.enumValues ?? [] };
+    case 'integer':
+      return { type: 'integer' };
+    case 'number':
+      return { type: 'number' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'date':
+      return { ...DATE };
+    case 'string_list':
+      return {
+        type: 'array',
+        items: { type: 'string', maxLength: MAX_STRING_ARGUMENT },
+        maxItems: MAX_LIST_ITEMS,
+      };
+    case 'date_range':
+      return {
+        type: 'object',
+        properties: {
+          start: { ...DATE, description: 'first day, inclusive (YYYY-MM-DD)' },
+          end: { ...DATE, description: 'last day, inclusive (YYYY-MM-DD)' },
+        },
+        additionalProperties: false,
+        minProperties: 1,
+      };
+    case 'number_range':
+      return {
+        type: 'object',
+        properties: {
+          min: { type: 'number', description: 'lower bound, inclusive' },
+          max: { type: 'number', description: 'upper bound, inclusive' },
+        },
+        additionalProperties: false,
+        minProperties: 1,
+      };
+  }
+}
+
+/** JSON Schema of a report tool's arguments: one property per filter plus paging. */
+export function argumentsSchema(filters: readonly ReportFilter[]): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const filter of filters) {
+    const schema = filterValueSchema(filter);
+    if (filter.description) schema.description = filter.description;
+    if (filter.defaultValue !== null && filter.defaultValue !== undefined) {
+      schema.default = filter.defaultValue;
+    }
+    properties[filter.name] = schema;
+  }
+  properties.page = { type: 'integer', minimum: 1, default: 1, description: 'page number, from 1' };
+  properties.page_size = {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+    description: `rows per page, 1..${MAX_PAGE_SIZE}`,
+  };
+  const required = filters.filter((f) => f.required).map((f) => f.name);
+  return {
+    type: 'object',
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+}

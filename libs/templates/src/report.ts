@@ -1,0 +1,51 @@
+/** Report metadata as the templates library sees it: plain data, no database rows. */
+
+export const FILTER_TYPES = [
+  'string',
+  'enum',
+  'integer',
+  'number',
+  'number_range',
+  'date',
+  'date_range',
+  'boolean',
+  'string_list',
+] as const;
+export type FilterType = (typeof FILTER_TYPES)[number];
+
+export const FIELD_TYPES = ['string', 'integer', 'number', 'date', 'timestamp', 'boolean', 'json'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export interface ReportFilter {
+  name: string;
+  type: FilterType;
+  description: string;
+  required: boolean;
+  enumValues: string[] | null;
+  defaultValue: unknown;
+}
+
+export interface ReportField {
+  name: string;
+  type: FieldType;
+  description: string;
+}
+
+export interface ReportMetadata {
+  tenantId: string;
+  id: string;
+  name: string;
+  description: string;
+  sqlTemplate: string;
+  category: string;
+  version: number;
+  filters: ReportFilter[];
+  fields: ReportField[];
+}
+
+export const REPORT_ID_PATTERN = /^[a-z][a-z0-9_]*$/;
+export const TOOL_NAME_PREFIX = 'query_report_';
+export const MAX_TOOL_NAME_LENGTH = 64;
+export const MAX_DESCRIPTION_LENGTH = 1024;
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
