@@ -6,7 +6,7 @@ const moduleNameMapper = {
   '^@app/db$': '<rootDir>/db',
 };
 const transform = {
-  '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.json' }],
+  '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
 };
 const common = { rootDir: __dirname, moduleNameMapper, transform, testEnvironment: 'node' };
 
@@ -16,7 +16,10 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{apps,libs,db}/**/*.integration-spec.ts', '<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testMatch: [
+        '<rootDir>/{apps,libs,db}/**/*.integration-spec.ts',
+        '<rootDir>/test/e2e/**/*.e2e-spec.ts',
+      ],
       globalSetup: '<rootDir>/test/global-setup.ts',
       globalTeardown: '<rootDir>/test/global-teardown.ts',
     },

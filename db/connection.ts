@@ -18,7 +18,11 @@ export interface SqlResult {
 
 /** One connection, held for the duration of a callback (a transaction needs one). */
 export interface SqlSession {
-  query(text: string, values?: readonly unknown[], options?: { timeoutMs?: number }): Promise<SqlResult>;
+  query(
+    text: string,
+    values?: readonly unknown[],
+    options?: { timeoutMs?: number },
+  ): Promise<SqlResult>;
 }
 
 export type Unlisten = () => Promise<void>;
@@ -29,7 +33,11 @@ export interface DatabaseHandle {
   readonly db: Kysely<DB>;
   withSession<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
   /** LISTEN on a dedicated connection; `onError` fires when that connection is lost. */
-  listen(channel: string, onNotify: (payload: string) => void, onError: (err: Error) => void): Promise<Unlisten>;
+  listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onError: (err: Error) => void,
+  ): Promise<Unlisten>;
   close(): Promise<void>;
 }
 
@@ -62,7 +70,8 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
               } as pg.QueryConfig);
               return { fields: result.fields, rows: result.rows };
             } catch (err) {
-              if (err instanceof Error && /timeout|terminat|Connection/i.test(err.message)) broken = err;
+              if (err instanceof Error && /timeout|terminat|Connection/i.test(err.message))
+                broken = err;
               throw err;
             }
           },

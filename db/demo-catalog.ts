@@ -40,7 +40,8 @@ export const DEMO_REPORTS: DemoReport[] = [
     id: 'sales_by_region',
     name: 'Sales by region',
     category: 'sales',
-    description: 'Order count and total sales amount per sales region, optionally for one region and a date range. Use it to compare regions or to answer "how much did we sell in the east in Q1".',
+    description:
+      'Order count and total sales amount per sales region, optionally for one region and a date range. Use it to compare regions or to answer "how much did we sell in the east in Q1".',
     sql: `SELECT o.region, count(*) AS order_count, sum(o.total_amount) AS total_amount
 FROM orders o
 WHERE (:region IS NULL OR o.region = :region)
@@ -64,7 +65,14 @@ FROM orders o
 WHERE o.status <> 'cancelled' AND extract(year FROM o.order_date) = :year
 GROUP BY 1
 ORDER BY 1`,
-    filters: [{ name: 'year', type: 'integer', description: 'calendar year, e.g. 2025', default_value: 2025 }],
+    filters: [
+      {
+        name: 'year',
+        type: 'integer',
+        description: 'calendar year, e.g. 2025',
+        default_value: 2025,
+      },
+    ],
     fields: [
       ['month', 'date', 'first day of the month'],
       ['revenue', 'number', 'revenue in USD'],
@@ -93,7 +101,8 @@ ORDER BY o.region`,
     id: 'top_customers',
     name: 'Top customers',
     category: 'sales',
-    description: 'Customers ranked by total spend, optionally limited to some segments and a minimum spend.',
+    description:
+      'Customers ranked by total spend, optionally limited to some segments and a minimum spend.',
     sql: `SELECT c.id AS customer_id, c.name AS customer_name, c.segment, count(o.id) AS order_count, sum(o.total_amount) AS total_spent
 FROM customers c JOIN orders o ON o.customer_id = c.id
 WHERE (:segments IS NULL OR c.segment = ANY(:segments))
@@ -101,7 +110,11 @@ GROUP BY c.id, c.name, c.segment
 HAVING (:min_total IS NULL OR sum(o.total_amount) >= :min_total)
 ORDER BY total_spent DESC, c.id`,
     filters: [
-      { name: 'segments', type: 'string_list', description: 'customer segments: enterprise, mid_market, smb' },
+      {
+        name: 'segments',
+        type: 'string_list',
+        description: 'customer segments: enterprise, mid_market, smb',
+      },
       { name: 'min_total', type: 'number', description: 'minimum total spend in USD' },
     ],
     fields: [
@@ -116,7 +129,8 @@ ORDER BY total_spent DESC, c.id`,
     id: 'orders_by_status',
     name: 'Orders by status',
     category: 'sales',
-    description: 'How many orders are in each fulfilment status, optionally since a date and for some statuses only.',
+    description:
+      'How many orders are in each fulfilment status, optionally since a date and for some statuses only.',
     sql: `SELECT o.status, count(*) AS order_count, sum(o.total_amount) AS total_amount
 FROM orders o
 WHERE (:statuses IS NULL OR o.status = ANY(:statuses))
@@ -124,7 +138,11 @@ WHERE (:statuses IS NULL OR o.status = ANY(:statuses))
 GROUP BY o.status
 ORDER BY o.status`,
     filters: [
-      { name: 'statuses', type: 'string_list', description: 'statuses: pending, shipped, delivered, cancelled, returned' },
+      {
+        name: 'statuses',
+        type: 'string_list',
+        description: 'statuses: pending, shipped, delivered, cancelled, returned',
+      },
       { name: 'since', type: 'date', description: 'only orders on or after this day' },
     ],
     fields: [
@@ -167,7 +185,12 @@ WHERE (:segment IS NULL OR c.segment = :segment)
 GROUP BY c.segment, c.region
 ORDER BY c.segment, c.region`,
     filters: [
-      { name: 'segment', type: 'enum', description: 'customer segment', enum_values: ['enterprise', 'mid_market', 'smb'] },
+      {
+        name: 'segment',
+        type: 'enum',
+        description: 'customer segment',
+        enum_values: ['enterprise', 'mid_market', 'smb'],
+      },
     ],
     fields: [
       ['segment', 'string', 'customer segment'],
@@ -188,9 +211,18 @@ WHERE (:name_contains IS NULL OR p.name ILIKE '%' || :name_contains || '%')
   AND (:include_discontinued OR NOT p.discontinued)
 ORDER BY p.sku`,
     filters: [
-      { name: 'name_contains', type: 'string', description: 'part of the product name, case-insensitive' },
+      {
+        name: 'name_contains',
+        type: 'string',
+        description: 'part of the product name, case-insensitive',
+      },
       { name: 'price', type: 'number_range', description: 'list price range in USD' },
-      { name: 'include_discontinued', type: 'boolean', description: 'also list discontinued products', default_value: false },
+      {
+        name: 'include_discontinued',
+        type: 'boolean',
+        description: 'also list discontinued products',
+        default_value: false,
+      },
     ],
     fields: [
       ['sku', 'string', 'stock keeping unit'],
@@ -204,15 +236,26 @@ ORDER BY p.sku`,
     id: 'low_stock',
     name: 'Low stock',
     category: 'inventory',
-    description: 'Stock on hand per product and warehouse, by default only where it is below the reorder level.',
+    description:
+      'Stock on hand per product and warehouse, by default only where it is below the reorder level.',
     sql: `SELECT p.sku, p.name, v.warehouse, v.on_hand, v.reorder_level
 FROM inventory v JOIN products p ON p.id = v.product_id
 WHERE (:warehouse IS NULL OR v.warehouse = :warehouse)
   AND (NOT :only_below_reorder OR v.on_hand < v.reorder_level)
 ORDER BY v.on_hand - v.reorder_level, p.sku, v.warehouse`,
     filters: [
-      { name: 'warehouse', type: 'enum', description: 'warehouse', enum_values: ['east_dc', 'west_dc', 'central_dc'] },
-      { name: 'only_below_reorder', type: 'boolean', description: 'only rows below the reorder level', default_value: true },
+      {
+        name: 'warehouse',
+        type: 'enum',
+        description: 'warehouse',
+        enum_values: ['east_dc', 'west_dc', 'central_dc'],
+      },
+      {
+        name: 'only_below_reorder',
+        type: 'boolean',
+        description: 'only rows below the reorder level',
+        default_value: true,
+      },
     ],
     fields: [
       ['sku', 'string', 'stock keeping unit'],
@@ -226,7 +269,8 @@ ORDER BY v.on_hand - v.reorder_level, p.sku, v.warehouse`,
     id: 'sales_in_my_region',
     name: 'Sales in my region',
     category: 'field_sales',
-    description: "Orders and sales of the caller's own region (from the token's region claim), per month.",
+    description:
+      "Orders and sales of the caller's own region (from the token's region claim), per month.",
     sql: `SELECT o.region, date_trunc('month', o.order_date)::date AS month, count(*) AS order_count, sum(o.total_amount) AS total_amount
 FROM orders o
 WHERE o.region = :claim_region AND ${ORDER_DATE_CLAUSE}
@@ -250,7 +294,12 @@ FROM orders o
 WHERE o.sales_rep = :user_id AND (:status IS NULL OR o.status = :status)
 ORDER BY o.order_date DESC, o.id DESC`,
     filters: [
-      { name: 'status', type: 'enum', description: 'fulfilment status', enum_values: ['pending', 'shipped', 'delivered', 'cancelled', 'returned'] },
+      {
+        name: 'status',
+        type: 'enum',
+        description: 'fulfilment status',
+        enum_values: ['pending', 'shipped', 'delivered', 'cancelled', 'returned'],
+      },
     ],
     fields: [
       ['order_id', 'integer', 'order number'],
@@ -263,15 +312,38 @@ ORDER BY o.order_date DESC, o.id DESC`,
 ];
 
 export const DEMO_CONTEXTS: Array<{ name: string; description: string; categories: string[] }> = [
-  { name: 'SALES', description: 'selling: orders, customers, regions', categories: ['sales', 'field_sales'] },
+  {
+    name: 'SALES',
+    description: 'selling: orders, customers, regions',
+    categories: ['sales', 'field_sales'],
+  },
   { name: 'FINANCE', description: 'revenue and order value', categories: ['finance'] },
   { name: 'INVENTORY', description: 'products and stock', categories: ['inventory'] },
 ];
 
-export const DEMO_ROLES: Array<{ name: string; description: string; is_admin?: boolean; categories?: string[]; reports?: string[] }> = [
-  { name: 'analyst', description: 'sales and inventory analysis', categories: ['sales', 'inventory'] },
-  { name: 'finance', description: 'finance team', categories: ['finance'], reports: ['sales_by_region'] },
-  { name: 'sales_rep', description: 'field sales, own region and own orders', categories: ['field_sales'] },
+export const DEMO_ROLES: Array<{
+  name: string;
+  description: string;
+  is_admin?: boolean;
+  categories?: string[];
+  reports?: string[];
+}> = [
+  {
+    name: 'analyst',
+    description: 'sales and inventory analysis',
+    categories: ['sales', 'inventory'],
+  },
+  {
+    name: 'finance',
+    description: 'finance team',
+    categories: ['finance'],
+    reports: ['sales_by_region'],
+  },
+  {
+    name: 'sales_rep',
+    description: 'field sales, own region and own orders',
+    categories: ['field_sales'],
+  },
   { name: 'admin', description: 'sees every report of the tenant', is_admin: true },
 ];
 

@@ -147,7 +147,9 @@ const UP = [
   `CREATE TRIGGER report_fields_touch AFTER INSERT OR UPDATE OR DELETE ON gateway.report_fields
      FOR EACH ROW EXECUTE FUNCTION gateway.touch_parent_report()`,
   ...TENANT_TABLES.map(
-    (table) => `CREATE TRIGGER ${table}_catalog_version AFTER INSERT OR UPDATE OR DELETE ON gateway.${table}
+    (
+      table,
+    ) => `CREATE TRIGGER ${table}_catalog_version AFTER INSERT OR UPDATE OR DELETE ON gateway.${table}
        FOR EACH ROW EXECUTE FUNCTION gateway.bump_catalog_version()`,
   ),
 ];

@@ -13,7 +13,12 @@ import { ToolsController } from './tools/tools.controller';
 
 @Module({
   imports: [
-    ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [gatewayConfig], validate: validateEnvironment }),
+    ConfigModule.forRoot({
+      isGlobal: true,
+      ignoreEnvFile: true,
+      load: [gatewayConfig],
+      validate: validateEnvironment,
+    }),
     DatabaseModule,
     RegistryModule,
     MetaToolModule,

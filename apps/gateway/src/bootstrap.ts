@@ -5,7 +5,9 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 
 /** Builds the app (also used by e2e tests and benches); does not listen. */
-export async function createGateway(options: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
+export async function createGateway(
+  options: { logger?: boolean } = {},
+): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule,
     new FastifyAdapter({ bodyLimit: 1024 * 1024 }),

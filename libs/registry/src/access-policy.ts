@@ -1,18 +1,41 @@
 import { createHash } from 'node:crypto';
-import type { ReportMetadata } from '@app/templates';
 import type { AccessRecords } from './catalog.repository';
 import type { Principal } from './principal';
 
+/** What a grant or a context can name: whole categories and single tools. */
 interface Members {
   categories: Set<string>;
-  reports: Set<string>;
+  tools: Set<string>;
 }
 
-/** Who may use which report, and which reports a business context holds, for one tenant. */
+/** The thing access is decided about: a report (id + category) or a built-in tool. */
+export interface AccessSubject {
+  /** report id, or the built-in tool's name */
+  id: string;
+  category: string;
+  /** a built-in may demand a role (e.g. tool_author) in addition to grants */
+  requiredRole?: string;
+}
+
+export interface AccessDecision {
+  allowed: boolean;
+  /** for people: which grant allowed it, or why nothing did */
+  reason: string;
+}
+
+const emptyMembers = (): Members => ({ categories: new Set(), tools: new Set() });
+
+/**
+ * Who may use what in one tenant. Roles come from the token plus the tenant's user->role
+ * table; roles unknown to the tenant grant nothing. A per-user denial beats every grant.
+ */
 export class AccessPolicy {
   private readonly admins = new Set<string>();
   private readonly known = new Set<string>();
-  private readonly grants = new Map<string, Members>();
+  private readonly roleGrants = new Map<string, Members>();
+  private readonly userRoles = new Map<string, string[]>();
+  private readonly userAllows = new Map<string, Members>();
+  private readonly userDenials = new Map<string, Members>();
   private readonly contexts = new Map<string, Members & { description: string }>();
 
   constructor(records: AccessRecords) {
@@ -20,35 +43,62 @@ export class AccessPolicy {
       this.known.add(role.name);
       if (role.isAdmin) this.admins.add(role.name);
     }
-    for (const g of records.roleGrants) {
-      const members = getOrCreate<string, Members>(this.grants, g.role, () => ({ categories: new Set(), reports: new Set() }));
-      addMember(members, g.category, g.reportId);
+    for (const g of records.roleGrants)
+      addMember(getOrCreate(this.roleGrants, g.role, emptyMembers), g.category, g.reportId);
+    for (const r of records.userRoles) getOrCreate(this.userRoles, r.userId, () => []).push(r.role);
+    for (const g of records.userGrants) {
+      const target = g.effect === 'deny' ? this.userDenials : this.userAllows;
+      addMember(getOrCreate(target, g.userId, emptyMembers), g.category, g.reportId);
     }
     for (const c of records.contexts) {
-      const members = getOrCreate(this.contexts, c.name, () => ({ categories: new Set<string>(), reports: new Set<string>(), description: c.description }));
+      const members = getOrCreate(this.contexts, c.name, () => ({
+        ...emptyMembers(),
+        description: c.description,
+      }));
       addMember(members, c.category, c.reportId);
     }
   }
 
-  /** The caller's roles that exist in this tenant, sorted; unknown role names grant nothing. */
+  /** Token roles plus stored user roles that exist in this tenant, sorted and unique. */
   effectiveRoles(principal: Principal): string[] {
-    return [...new Set(principal.roles)].filter((r) => this.known.has(r)).sort();
+    const stored = this.userRoles.get(principal.userId) ?? [];
+    return [...new Set([...principal.roles, ...stored])].filter((r) => this.known.has(r)).sort();
   }
 
   isAdmin(roles: readonly string[]): boolean {
     return roles.some((r) => this.admins.has(r));
   }
 
-  /** The grant that lets these roles use the report, described for people; undefined if none. */
-  grantFor(roles: readonly string[], report: ReportMetadata): string | undefined {
-    const admin = roles.find((r) => this.admins.has(r));
-    if (admin) return `role ${admin} is an admin of the tenant`;
-    for (const role of roles) {
-      const members = this.grants.get(role);
-      if (members?.reports.has(report.id)) return `role ${role} is granted report ${report.id}`;
-      if (members?.categories.has(report.category)) return `role ${role} is granted category ${report.category}`;
+  decide(principal: Principal, roles: readonly string[], subject: AccessSubject): AccessDecision {
+    const denial = this.userDenials.get(principal.userId);
+    if (denial && matches(denial, subject)) {
+      return {
+        allowed: false,
+        reason: `a per-user denial for ${principal.userId} covers ${describe(subject, denial)}`,
+      };
     }
-    return undefined;
+    if (subject.requiredRole && !roles.includes(subject.requiredRole)) {
+      return { allowed: false, reason: `needs role ${subject.requiredRole}` };
+    }
+    const admin = roles.find((r) => this.admins.has(r));
+    if (admin) return { allowed: true, reason: `role ${admin} is an admin of the tenant` };
+    for (const role of roles) {
+      const members = this.roleGrants.get(role);
+      if (members && matches(members, subject))
+        return { allowed: true, reason: `role ${role} is granted ${describe(subject, members)}` };
+    }
+    const allow = this.userAllows.get(principal.userId);
+    if (allow && matches(allow, subject))
+      return {
+        allowed: true,
+        reason: `a per-user grant to ${principal.userId} covers ${describe(subject, allow)}`,
+      };
+    const who =
+      roles.length > 0 ? `none of the roles ${roles.join(', ')}` : 'no role of the caller';
+    return {
+      allowed: false,
+      reason: `${who} is granted ${subject.id} or category ${subject.category}`,
+    };
   }
 
   contextNames(): string[] {
@@ -59,19 +109,37 @@ export class AccessPolicy {
     return this.contexts.has(name);
   }
 
-  inContext(context: string, report: ReportMetadata): boolean {
+  inContext(context: string, subject: AccessSubject): boolean {
     const members = this.contexts.get(context);
-    return !!members && (members.reports.has(report.id) || members.categories.has(report.category));
+    return !!members && matches(members, subject);
+  }
+
+  /** Users with per-user rules cannot share a tool list with anybody else. */
+  hasUserRules(userId: string): boolean {
+    return this.userAllows.has(userId) || this.userDenials.has(userId);
   }
 }
 
 /**
- * Callers with the same key see the same tools: it covers the effective roles and which
- * bindable claims the token carries (not their values, which only change rows).
+ * Callers with the same key see the same tools: it covers the effective roles, which
+ * bindable claims the token carries (not their values, which only change rows) and, for
+ * users with per-user rules, the user.
  */
-export function permissionSetKey(roles: readonly string[], claimNames: readonly string[]): string {
-  const material = `roles=${roles.join(',')};claims=${[...claimNames].sort().join(',')}`;
+export function permissionSetKey(
+  roles: readonly string[],
+  claimNames: readonly string[],
+  user?: string,
+): string {
+  const material = `roles=${roles.join(',')};claims=${[...claimNames].sort().join(',')};user=${user ?? ''}`;
   return createHash('sha256').update(material).digest('base64url').slice(0, 22);
+}
+
+function matches(members: Members, subject: AccessSubject): boolean {
+  return members.tools.has(subject.id) || members.categories.has(subject.category);
+}
+
+function describe(subject: AccessSubject, members: Members): string {
+  return members.tools.has(subject.id) ? `${subject.id}` : `category ${subject.category}`;
 }
 
 function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
@@ -83,7 +151,7 @@ function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
   return value;
 }
 
-function addMember(members: Members, category: string | null, reportId: string | null): void {
+function addMember(members: Members, category: string | null, toolId: string | null): void {
   if (category) members.categories.add(category);
-  if (reportId) members.reports.add(reportId);
+  if (toolId) members.tools.add(toolId);
 }

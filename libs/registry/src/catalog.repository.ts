@@ -17,8 +17,20 @@ export interface StoredReport {
 
 export interface AccessRecords {
   roles: Array<{ name: string; isAdmin: boolean }>;
+  userRoles: Array<{ userId: string; role: string }>;
+  userGrants: Array<{
+    userId: string;
+    category: string | null;
+    reportId: string | null;
+    effect: 'allow' | 'deny';
+  }>;
   roleGrants: Array<{ role: string; category: string | null; reportId: string | null }>;
-  contexts: Array<{ name: string; description: string; category: string | null; reportId: string | null }>;
+  contexts: Array<{
+    name: string;
+    description: string;
+    category: string | null;
+    reportId: string | null;
+  }>;
 }
 
 /** Reads of the metadata schema. Every method is scoped by tenant, the first argument. */
@@ -57,30 +69,87 @@ export class CatalogRepository {
 
   async loadReports(tenantId: string): Promise<StoredReport[]> {
     const [reports, filters, fields] = await Promise.all([
-      this.g.selectFrom('reports').selectAll().where('tenant_id', '=', tenantId).orderBy('id').execute(),
-      this.g.selectFrom('report_filters').selectAll().where('tenant_id', '=', tenantId).orderBy('report_id').orderBy('position').orderBy('name').execute(),
-      this.g.selectFrom('report_fields').selectAll().where('tenant_id', '=', tenantId).orderBy('report_id').orderBy('position').orderBy('name').execute(),
+      this.g
+        .selectFrom('reports')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .orderBy('id')
+        .execute(),
+      this.g
+        .selectFrom('report_filters')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .orderBy('report_id')
+        .orderBy('position')
+        .orderBy('name')
+        .execute(),
+      this.g
+        .selectFrom('report_fields')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .orderBy('report_id')
+        .orderBy('position')
+        .orderBy('name')
+        .execute(),
     ]);
     const filtersOf = groupBy(filters, (f) => f.report_id);
     const fieldsOf = groupBy(fields, (f) => f.report_id);
-    return reports.map((r) => toStoredReport(r, filtersOf.get(r.id) ?? [], fieldsOf.get(r.id) ?? []));
+    return reports.map((r) =>
+      toStoredReport(r, filtersOf.get(r.id) ?? [], fieldsOf.get(r.id) ?? []),
+    );
   }
 
   async loadAccess(tenantId: string): Promise<AccessRecords> {
-    const [roles, grants, contexts] = await Promise.all([
-      this.g.selectFrom('roles').select(['name', 'is_admin']).where('tenant_id', '=', tenantId).execute(),
-      this.g.selectFrom('role_grants').select(['role', 'category', 'report_id']).where('tenant_id', '=', tenantId).execute(),
+    const [roles, grants, contexts, userRoles, userGrants] = await Promise.all([
+      this.g
+        .selectFrom('roles')
+        .select(['name', 'is_admin'])
+        .where('tenant_id', '=', tenantId)
+        .execute(),
+      this.g
+        .selectFrom('role_grants')
+        .select(['role', 'category', 'report_id'])
+        .where('tenant_id', '=', tenantId)
+        .execute(),
       this.g
         .selectFrom('business_contexts as c')
-        .leftJoin('context_members as m', (join) => join.onRef('m.tenant_id', '=', 'c.tenant_id').onRef('m.context', '=', 'c.name'))
+        .leftJoin('context_members as m', (join) =>
+          join.onRef('m.tenant_id', '=', 'c.tenant_id').onRef('m.context', '=', 'c.name'),
+        )
         .select(['c.name', 'c.description', 'm.category', 'm.report_id'])
         .where('c.tenant_id', '=', tenantId)
+        .execute(),
+      this.g
+        .selectFrom('user_roles')
+        .select(['user_id', 'role'])
+        .where('tenant_id', '=', tenantId)
+        .execute(),
+      this.g
+        .selectFrom('user_grants')
+        .select(['user_id', 'category', 'report_id', 'effect'])
+        .where('tenant_id', '=', tenantId)
         .execute(),
     ]);
     return {
       roles: roles.map((r) => ({ name: r.name, isAdmin: r.is_admin })),
-      roleGrants: grants.map((g) => ({ role: g.role, category: g.category, reportId: g.report_id })),
-      contexts: contexts.map((c) => ({ name: c.name, description: c.description, category: c.category, reportId: c.report_id })),
+      userRoles: userRoles.map((r) => ({ userId: r.user_id, role: r.role })),
+      userGrants: userGrants.map((g) => ({
+        userId: g.user_id,
+        category: g.category,
+        reportId: g.report_id,
+        effect: g.effect,
+      })),
+      roleGrants: grants.map((g) => ({
+        role: g.role,
+        category: g.category,
+        reportId: g.report_id,
+      })),
+      contexts: contexts.map((c) => ({
+        name: c.name,
+        description: c.description,
+        category: c.category,
+        reportId: c.report_id,
+      })),
     };
   }
 }
@@ -95,7 +164,11 @@ function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
   return map;
 }
 
-function toStoredReport(r: ReportRow, filters: ReportFilterRow[], fields: ReportFieldRow[]): StoredReport {
+function toStoredReport(
+  r: ReportRow,
+  filters: ReportFilterRow[],
+  fields: ReportFieldRow[],
+): StoredReport {
   return {
     status: r.status,
     updatedAt: r.updated_at,
@@ -115,7 +188,11 @@ function toStoredReport(r: ReportRow, filters: ReportFilterRow[], fields: Report
         enumValues: f.enum_values,
         defaultValue: f.default_value ?? null,
       })),
-      fields: fields.map((f) => ({ name: f.name, type: f.type as FieldType, description: f.description })),
+      fields: fields.map((f) => ({
+        name: f.name,
+        type: f.type as FieldType,
+        description: f.description,
+      })),
     },
   };
 }

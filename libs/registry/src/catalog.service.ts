@@ -4,27 +4,36 @@ import type { ReportTool, ToolFormat } from '@app/templates';
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { AccessPolicy, permissionSetKey } from './access-policy';
+import { BuiltinTools } from './builtin-tools';
 import { CatalogRepository } from './catalog.repository';
 import type { TenantRecord } from './catalog.repository';
 import { RegistryError, toolNotFound } from './errors';
 import type { Principal } from './principal';
+import { accessSubject } from './served-tool';
+import type { ServedTool } from './served-tool';
 import { TenantCatalog } from './tenant-catalog';
 import { DATABASE } from './tokens';
 
 /** A principal's view of its tenant: the catalog and the tools it may use, in a stable order. */
 export interface VisibleSet {
   catalog: TenantCatalog;
-  tools: ReportTool[];
+  tools: ServedTool[];
   /** equal for every caller with the same tenant, catalog version, permissions and context */
   key: string;
 }
 
-export type TemplateCheck = (tool: ReportTool, tenant: TenantRecord) => Array<{ rule: string; message: string }>;
+export type TemplateCheck = (
+  tool: ReportTool,
+  tenant: TenantRecord,
+) => Array<{ rule: string; message: string }>;
 
 @Injectable()
 export class CatalogService {
   private readonly repository: CatalogRepository;
-  private readonly catalogs = new Map<string, { version: number; catalog: Promise<TenantCatalog> }>();
+  private readonly catalogs = new Map<
+    string,
+    { version: number; catalog: Promise<TenantCatalog> }
+  >();
   private readonly lists = new LRUCache<string, string>({
     max: 10_000,
     maxSize: 64 * 1024 * 1024,
@@ -32,7 +41,10 @@ export class CatalogService {
   });
   private templateCheck: TemplateCheck = () => [];
 
-  constructor(@Inject(DATABASE) database: DatabaseHandle) {
+  constructor(
+    @Inject(DATABASE) database: DatabaseHandle,
+    private readonly builtins: BuiltinTools = new BuiltinTools(),
+  ) {
     this.repository = new CatalogRepository(database);
   }
 
@@ -46,7 +58,8 @@ export class CatalogService {
   /** The tenant's catalog at its current version, built once per version. */
   async catalog(tenantId: string): Promise<TenantCatalog> {
     const version = await this.repository.catalogVersion(tenantId);
-    if (version === undefined) throw new RegistryError('TENANT_NOT_FOUND', 'the token names a tenant that does not exist');
+    if (version === undefined)
+      throw new RegistryError('TENANT_NOT_FOUND', 'the token names a tenant that does not exist');
     const cached = this.catalogs.get(tenantId);
     if (cached && cached.version >= version) return cached.catalog;
     const catalog = this.build(tenantId);
@@ -59,7 +72,8 @@ export class CatalogService {
 
   private async build(tenantId: string): Promise<TenantCatalog> {
     const tenant = await this.repository.findTenant(tenantId);
-    if (!tenant) throw new RegistryError('TENANT_NOT_FOUND', 'the token names a tenant that does not exist');
+    if (!tenant)
+      throw new RegistryError('TENANT_NOT_FOUND', 'the token names a tenant that does not exist');
     const [reports, access] = await Promise.all([
       this.repository.loadReports(tenantId),
       this.repository.loadAccess(tenantId),
@@ -67,25 +81,52 @@ export class CatalogService {
     return new TenantCatalog(tenant, reports, new AccessPolicy(access), this.templateCheck);
   }
 
+  /** Every tool of the tenant before access checks; built-ins win a name clash. */
+  private candidates(catalog: TenantCatalog): ServedTool[] {
+    const merged = new Map<string, ServedTool>([
+      ...[...catalog.tools.values()].map((report): [string, ServedTool] => [
+        report.definition.name,
+        { kind: 'report', definition: report.definition, report },
+      ]),
+      ...this.builtins
+        .all()
+        .map((builtin): [string, ServedTool] => [
+          builtin.definition.name,
+          { kind: 'builtin', definition: builtin.definition, builtin },
+        ]),
+    ]);
+    return [...merged.values()];
+  }
+
   async visibleSet(principal: Principal, context?: string): Promise<VisibleSet> {
     const catalog = await this.catalog(principal.tenantId);
     const { access } = catalog;
     if (context !== undefined && !access.hasContext(context)) {
       const valid = access.contextNames();
-      throw new RegistryError('UNKNOWN_CONTEXT', `unknown business context "${context}"; valid contexts: ${valid.join(', ') || 'none'}`, { valid_contexts: valid });
+      throw new RegistryError(
+        'UNKNOWN_CONTEXT',
+        `unknown business context "${context}"; valid contexts: ${valid.join(', ') || 'none'}`,
+        { valid_contexts: valid },
+      );
     }
     const roles = access.effectiveRoles(principal);
-    const tools = [...catalog.tools.values()]
-      .filter((tool) => access.grantFor(roles, tool.report) !== undefined)
-      .filter((tool) => context === undefined || access.inContext(context, tool.report))
-      .filter((tool) => tool.isBindableFor(principal))
+    const tools = this.candidates(catalog)
+      .filter((tool) => access.decide(principal, roles, accessSubject(tool)).allowed)
+      .filter((tool) => context === undefined || access.inContext(context, accessSubject(tool)))
+      .filter((tool) => tool.kind !== 'report' || tool.report.isBindableFor(principal))
       .sort((a, b) => (a.definition.name < b.definition.name ? -1 : 1));
-    const key = [principal.tenantId, catalog.version, permissionSetKey(roles, Object.keys(principal.claims)), context ?? '*'].join(':');
+    const user = access.hasUserRules(principal.userId) ? principal.userId : undefined;
+    const permissions = permissionSetKey(roles, Object.keys(principal.claims), user);
+    const key = [principal.tenantId, catalog.version, permissions, context ?? '*'].join(':');
     return { catalog, tools, key };
   }
 
   /** The list response body, serialised once per (visible set, format) and then reused. */
-  async listBody(principal: Principal, format: ToolFormat, context?: string): Promise<string> {
+  async listBody(
+    principal: Principal,
+    format: ToolFormat,
+    context?: string,
+  ): Promise<{ body: string; key: string }> {
     const visible = await this.visibleSet(principal, context);
     const cacheKey = `${visible.key}:${format}`;
     let body = this.lists.get(cacheKey);
@@ -93,14 +134,23 @@ export class CatalogService {
       body = JSON.stringify({ tools: visible.tools.map((t) => formatTool(t.definition, format)) });
       this.lists.set(cacheKey, body);
     }
-    return body;
+    return { body, key: visible.key };
   }
 
   /** A tool in the caller's own visible set; missing and forbidden are the same error. */
-  async resolve(principal: Principal, name: string): Promise<{ catalog: TenantCatalog; tool: ReportTool }> {
+  async resolve(
+    principal: Principal,
+    name: string,
+  ): Promise<{ catalog: TenantCatalog; tool: ServedTool }> {
     const visible = await this.visibleSet(principal);
     const tool = visible.tools.find((t) => t.definition.name === name);
     if (!tool) throw toolNotFound(name);
     return { catalog: visible.catalog, tool };
+  }
+
+  /** Every tool of the tenant (admins' view), for explanations. */
+  async tenantTools(tenantId: string): Promise<{ catalog: TenantCatalog; tools: ServedTool[] }> {
+    const catalog = await this.catalog(tenantId);
+    return { catalog, tools: this.candidates(catalog) };
   }
 }

@@ -17,7 +17,8 @@ export interface ToolResultPage {
   has_more: boolean;
 }
 
-export type ToolErrorCode = 'INVALID_ARGUMENTS' | 'TIMEOUT' | 'RESULT_TOO_LARGE' | 'QUERY_FAILED' | 'DATA_UNAVAILABLE';
+export type ToolErrorCode =
+  'INVALID_ARGUMENTS' | 'TIMEOUT' | 'RESULT_TOO_LARGE' | 'QUERY_FAILED' | 'DATA_UNAVAILABLE';
 
 /** What a tool call returns: rows, or an error the model can act on. Never an HTTP error. */
 export type ToolCallOutcome =
@@ -40,12 +41,20 @@ export class ReportExecutor {
     @Inject(REGISTRY_OPTIONS) private readonly options: RegistryOptions,
   ) {}
 
-  async call(catalog: TenantCatalog, tool: ReportTool, input: unknown, principal: Principal): Promise<ToolCallOutcome> {
+  async call(
+    catalog: TenantCatalog,
+    tool: ReportTool,
+    input: unknown,
+    principal: Principal,
+  ): Promise<ToolCallOutcome> {
     const name = tool.definition.name;
     const checked = tool.arguments.check(input);
     if (!checked.ok) return failure(name, 'INVALID_ARGUMENTS', checked.message);
     const paged = pagedQuery(tool.bound);
-    const values = [...tool.parameterValues(checked.args, principal), ...paged.pageValues(checked.page, checked.pageSize)];
+    const values = [
+      ...tool.parameterValues(checked.args, principal),
+      ...paged.pageValues(checked.page, checked.pageSize),
+    ];
     let result: SqlResult;
     try {
       result = await this.runReadOnly(catalog.tenant.dataSchema ?? '', paged.text, values);
@@ -56,7 +65,11 @@ export class ReportExecutor {
     const rows = hasMore ? result.rows.slice(0, checked.pageSize) : result.rows;
     const bytes = Buffer.byteLength(JSON.stringify(rows));
     if (bytes > this.options.maxResultBytes) {
-      return failure(name, 'RESULT_TOO_LARGE', `this page is ${bytes} bytes, over the ${this.options.maxResultBytes}-byte limit; ask for a smaller page_size or narrow the filters`);
+      return failure(
+        name,
+        'RESULT_TOO_LARGE',
+        `this page is ${bytes} bytes, over the ${this.options.maxResultBytes}-byte limit; ask for a smaller page_size or narrow the filters`,
+      );
     }
     return {
       tool: name,
@@ -72,7 +85,11 @@ export class ReportExecutor {
   }
 
   /** The only way report SQL reaches the database. */
-  async runReadOnly(dataSchema: string, text: string, values: readonly unknown[]): Promise<SqlResult> {
+  async runReadOnly(
+    dataSchema: string,
+    text: string,
+    values: readonly unknown[],
+  ): Promise<SqlResult> {
     const timeoutMs = this.options.statementTimeoutMs;
     return this.database.withSession(async (session) => {
       await session.query('BEGIN TRANSACTION READ ONLY');
@@ -93,17 +110,38 @@ export class ReportExecutor {
     const pgError = err as { code?: string; message?: string };
     const seconds = this.options.statementTimeoutMs / 1000;
     if (pgError.code === QUERY_CANCELED || /Query read timeout/.test(pgError.message ?? '')) {
-      return failure(name, 'TIMEOUT', `the query took longer than ${seconds} s and was stopped; narrow the filters (for example a shorter date range) and try again`);
+      return failure(
+        name,
+        'TIMEOUT',
+        `the query took longer than ${seconds} s and was stopped; narrow the filters (for example a shorter date range) and try again`,
+      );
     }
     if (typeof pgError.code === 'string' && pgError.code.startsWith('22')) {
-      return failure(name, 'QUERY_FAILED', `the database refused a value: ${pgError.message ?? 'invalid value'}; check the arguments`);
+      return failure(
+        name,
+        'QUERY_FAILED',
+        `the database refused a value: ${pgError.message ?? 'invalid value'}; check the arguments`,
+      );
     }
-    if (typeof pgError.code === 'string' && /^(08|57P)/.test(pgError.code) || /ECONNREFUSED|ECONNRESET|terminat|closed/i.test(pgError.message ?? '')) {
-      return failure(name, 'DATA_UNAVAILABLE', 'the report database is unavailable right now; try again later');
+    if (
+      (typeof pgError.code === 'string' && /^(08|57P)/.test(pgError.code)) ||
+      /ECONNREFUSED|ECONNRESET|terminat|closed/i.test(pgError.message ?? '')
+    ) {
+      return failure(
+        name,
+        'DATA_UNAVAILABLE',
+        'the report database is unavailable right now; try again later',
+      );
     }
     const reference = randomUUID();
-    this.logger.error(`report ${name} failed (reference ${reference}): ${pgError.message ?? String(err)}`);
-    return failure(name, 'QUERY_FAILED', `the report query failed; the report may be misconfigured, so tell an administrator (reference ${reference})`);
+    this.logger.error(
+      `report ${name} failed (reference ${reference}): ${pgError.message ?? String(err)}`,
+    );
+    return failure(
+      name,
+      'QUERY_FAILED',
+      `the report query failed; the report may be misconfigured, so tell an administrator (reference ${reference})`,
+    );
   }
 }
 

@@ -16,7 +16,10 @@ export class TenantCatalog {
     reports: StoredReport[],
     readonly access: AccessPolicy,
     /** judges a template before it is served; the SQL guard plugs in here */
-    validateTemplate: (tool: ReportTool, tenant: TenantRecord) => Array<{ rule: string; message: string }>,
+    validateTemplate: (
+      tool: ReportTool,
+      tenant: TenantRecord,
+    ) => Array<{ rule: string; message: string }>,
   ) {
     for (const stored of reports) {
       this.statuses.set(stored.metadata.id, this.admit(stored, validateTemplate));
@@ -29,7 +32,10 @@ export class TenantCatalog {
 
   private admit(
     stored: StoredReport,
-    validateTemplate: (tool: ReportTool, tenant: TenantRecord) => Array<{ rule: string; message: string }>,
+    validateTemplate: (
+      tool: ReportTool,
+      tenant: TenantRecord,
+    ) => Array<{ rule: string; message: string }>,
   ): ReportServingStatus {
     if (stored.status === 'disabled') return { served: false, reason: 'disabled' };
     if (!this.tenant.dataSchema) return { served: false, reason: 'the tenant has no datasource' };
@@ -37,11 +43,13 @@ export class TenantCatalog {
     try {
       tool = new ReportTool(stored.metadata);
     } catch (err) {
-      if (err instanceof TemplateError) return { served: false, reason: 'invalid metadata', problems: err.problems };
+      if (err instanceof TemplateError)
+        return { served: false, reason: 'invalid metadata', problems: err.problems };
       throw err;
     }
     const problems = validateTemplate(tool, this.tenant);
-    if (problems.length > 0) return { served: false, reason: 'the SQL template was rejected', problems };
+    if (problems.length > 0)
+      return { served: false, reason: 'the SQL template was rejected', problems };
     this.tools.set(tool.definition.name, tool);
     return { served: true };
   }

@@ -6,7 +6,13 @@ import type { JsonSchema } from './json-schema';
 import type { ReportFilter } from './report';
 import { DEFAULT_PAGE_SIZE } from './report';
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: false, verbose: true });
+const ajv = new Ajv({
+  allErrors: true,
+  useDefaults: true,
+  strict: false,
+  coerceTypes: false,
+  verbose: true,
+});
 addFormats(ajv, ['date']);
 
 export type ToolArguments = Record<string, unknown>;
@@ -72,7 +78,10 @@ export class ArgumentValidator {
  * folded (`Tenant_ID`, fullwidth `ｔｅｎａｎｔ_ｉｄ`): refused loudly instead of ignored.
  */
 export function isBoundIdentityKey(key: string): boolean {
-  const folded = key.normalize('NFKC').toLowerCase().replace(/[\u200b-\u200d\ufeff]/g, '');
+  const folded = key
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\u200b-\u200d\ufeff]/g, '');
   return isIdentityParam(folded);
 }
 

@@ -41,7 +41,10 @@ export function reportProblems(report: ReportMetadata): TemplateProblem[] {
       add('filters', `filter name "${filter.name}" is reserved`);
     }
     if (!(FILTER_TYPES as readonly string[]).includes(filter.type)) {
-      add('filters', `filter "${filter.name}" has unknown type "${filter.type}" (known: ${FILTER_TYPES.join(', ')})`);
+      add(
+        'filters',
+        `filter "${filter.name}" has unknown type "${filter.type}" (known: ${FILTER_TYPES.join(', ')})`,
+      );
     }
     if (filter.type === 'enum' && (!filter.enumValues || filter.enumValues.length === 0)) {
       add('filters', `enum filter "${filter.name}" needs enum_values`);
@@ -49,7 +52,10 @@ export function reportProblems(report: ReportMetadata): TemplateProblem[] {
   }
   for (const field of report.fields) {
     if (!(FIELD_TYPES as readonly string[]).includes(field.type)) {
-      add('fields', `field "${field.name}" has unknown type "${field.type}" (known: ${FIELD_TYPES.join(', ')})`);
+      add(
+        'fields',
+        `field "${field.name}" has unknown type "${field.type}" (known: ${FIELD_TYPES.join(', ')})`,
+      );
     }
   }
   return problems;

@@ -13,7 +13,15 @@ export const FILTER_TYPES = [
 ] as const;
 export type FilterType = (typeof FILTER_TYPES)[number];
 
-export const FIELD_TYPES = ['string', 'integer', 'number', 'date', 'timestamp', 'boolean', 'json'] as const;
+export const FIELD_TYPES = [
+  'string',
+  'integer',
+  'number',
+  'date',
+  'timestamp',
+  'boolean',
+  'json',
+] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export interface ReportFilter {

@@ -93,7 +93,9 @@ export function bindTemplate(sql: string, declared: ReadonlyMap<string, string>)
   const placeholders = findPlaceholders(sql);
   const unknown = [
     ...new Set(
-      placeholders.filter((p) => !declared.has(p.name) && !isIdentityParam(p.name)).map((p) => p.name),
+      placeholders
+        .filter((p) => !declared.has(p.name) && !isIdentityParam(p.name))
+        .map((p) => p.name),
     ),
   ];
   if (unknown.length > 0) {

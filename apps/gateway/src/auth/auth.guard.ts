@@ -18,8 +18,10 @@ export class AuthGuard implements CanActivate {
   }
 }
 
-export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
-  const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
-  if (!principal) throw new Error('CurrentPrincipal used on a route without AuthGuard');
-  return principal;
-});
+export const CurrentPrincipal = createParamDecorator(
+  (_: unknown, context: ExecutionContext): Principal => {
+    const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+    if (!principal) throw new Error('CurrentPrincipal used on a route without AuthGuard');
+    return principal;
+  },
+);

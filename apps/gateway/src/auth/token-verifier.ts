@@ -27,7 +27,11 @@ export class TokenVerifier {
     if (!match) throw new AuthError('missing bearer token: send Authorization: Bearer <JWT>');
     let payload: JWTPayload;
     try {
-      const options = { issuer: this.config.auth.issuer, audience: this.config.auth.audience, algorithms: this.config.auth.jwksUrl ? undefined : ['HS256'] };
+      const options = {
+        issuer: this.config.auth.issuer,
+        audience: this.config.auth.audience,
+        algorithms: this.config.auth.jwksUrl ? undefined : ['HS256'],
+      };
       payload = (await jwtVerify(match[1], this.key, options)).payload;
     } catch (err) {
       if (err instanceof errors.JWTExpired) throw new AuthError('the token has expired');
@@ -38,9 +42,13 @@ export class TokenVerifier {
 
   private toPrincipal(payload: JWTPayload): Principal {
     const tenant = payload.tenant;
-    if (typeof tenant !== 'string' || !/^[a-z][a-z0-9_]*$/.test(tenant)) throw new AuthError('the token has no valid tenant claim');
-    if (typeof payload.sub !== 'string' || payload.sub === '') throw new AuthError('the token has no sub claim');
-    const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
+    if (typeof tenant !== 'string' || !/^[a-z][a-z0-9_]*$/.test(tenant))
+      throw new AuthError('the token has no valid tenant claim');
+    if (typeof payload.sub !== 'string' || payload.sub === '')
+      throw new AuthError('the token has no sub claim');
+    const roles = Array.isArray(payload.roles)
+      ? payload.roles.filter((r): r is string => typeof r === 'string')
+      : [];
     const claims: Record<string, string> = {};
     for (const name of this.config.auth.boundClaims) {
       const value = payload[name];

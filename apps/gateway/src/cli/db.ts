@@ -13,7 +13,9 @@ async function main(command: string | undefined): Promise<void> {
   const { handle, description } = await openDatabase(settings);
   try {
     const applied = await migrateToLatest(handle.db);
-    process.stdout.write(`${description}\nmigrations applied: ${applied.length ? applied.join(', ') : 'none pending'}\n`);
+    process.stdout.write(
+      `${description}\nmigrations applied: ${applied.length ? applied.join(', ') : 'none pending'}\n`,
+    );
     if (command === 'seed') {
       await seedDemo(handle.db);
       process.stdout.write('demo tenants acme and globex seeded\n');

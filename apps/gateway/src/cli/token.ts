@@ -27,7 +27,10 @@ function parseArgs(argv: string[]): TokenRequest {
         request.user = value;
         break;
       case '--roles':
-        request.roles = value.split(',').map((r) => r.trim()).filter(Boolean);
+        request.roles = value
+          .split(',')
+          .map((r) => r.trim())
+          .filter(Boolean);
         break;
       case '--claim': {
         const eq = value.indexOf('=');
@@ -37,13 +40,17 @@ function parseArgs(argv: string[]): TokenRequest {
       }
       case '--ttl':
         request.ttlSeconds = Number(value);
-        if (!Number.isInteger(request.ttlSeconds) || request.ttlSeconds <= 0) throw new Error('--ttl takes a positive number of seconds');
+        if (!Number.isInteger(request.ttlSeconds) || request.ttlSeconds <= 0)
+          throw new Error('--ttl takes a positive number of seconds');
         break;
       default:
         throw new Error(`unknown option ${flag}`);
     }
   }
-  if (!request.tenant || !request.user) throw new Error('usage: token --tenant T --user U [--roles a,b] [--claim name=value] [--ttl seconds]');
+  if (!request.tenant || !request.user)
+    throw new Error(
+      'usage: token --tenant T --user U [--roles a,b] [--claim name=value] [--ttl seconds]',
+    );
   return request as TokenRequest;
 }
 
@@ -51,7 +58,9 @@ async function main(): Promise<void> {
   const request = parseArgs(process.argv.slice(2));
   const settings = loadSettings();
   const reserved = new Set(['tenant', 'sub', 'roles', 'exp', 'iat', 'iss', 'aud']);
-  const claims = Object.fromEntries(Object.entries(request.claims).filter(([k]) => !reserved.has(k)));
+  const claims = Object.fromEntries(
+    Object.entries(request.claims).filter(([k]) => !reserved.has(k)),
+  );
   let jwt = new SignJWT({ ...claims, tenant: request.tenant, roles: request.roles })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(request.user)

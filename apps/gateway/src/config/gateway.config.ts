@@ -73,9 +73,13 @@ function auth(env: Env, mode: GatewaySettings['nodeEnv']): GatewaySettings['auth
       'NODE_ENV=production refuses the generated dev secret: set AUTH_JWT_SECRET or AUTH_JWKS_URL',
     );
   }
-  const claims = (env.AUTH_BOUND_CLAIMS ?? 'region').split(',').map((c) => c.trim()).filter(Boolean);
+  const claims = (env.AUTH_BOUND_CLAIMS ?? 'region')
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
   const bad = claims.find((c) => !/^[a-z][a-z0-9_]*$/.test(c));
-  if (bad) throw new ConfigError(`AUTH_BOUND_CLAIMS entries must match ^[a-z][a-z0-9_]*$; got "${bad}"`);
+  if (bad)
+    throw new ConfigError(`AUTH_BOUND_CLAIMS entries must match ^[a-z][a-z0-9_]*$; got "${bad}"`);
   return {
     jwtSecret,
     jwksUrl,

@@ -21,7 +21,9 @@ export async function openDatabase(settings: GatewaySettings): Promise<OpenedDat
   const dir = path.resolve(settings.dataDir, 'pglite');
   const handle = await openPGlite(dir);
   await migrateToLatest(handle.db);
-  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM gateway.tenants`.execute(handle.db);
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM gateway.tenants`.execute(
+    handle.db,
+  );
   const seeded = rows[0].n === 0;
   if (seeded) await seedDemo(handle.db);
   return {

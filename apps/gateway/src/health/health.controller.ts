@@ -20,9 +20,14 @@ export class HealthController {
   @Get('readyz')
   async ready(@Res() reply: FastifyReply): Promise<void> {
     const ok = await Promise.race([
-      sql`SELECT 1`.execute(this.database.db).then(() => true, () => false),
+      sql`SELECT 1`.execute(this.database.db).then(
+        () => true,
+        () => false,
+      ),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000).unref()),
     ]);
-    await reply.status(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not ready', database: ok ? 'up' : 'unreachable' });
+    await reply
+      .status(ok ? 200 : 503)
+      .send({ status: ok ? 'ready' : 'not ready', database: ok ? 'up' : 'unreachable' });
   }
 }

@@ -36,26 +36,63 @@ export class DomainExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const [status, body] = this.describe(exception);
-    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+    void reply
+      .status(status)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(body));
   }
 
   private describe(exception: unknown): [number, ErrorBody] {
     if (exception instanceof RegistryError) {
-      return [registryStatus(exception.code), { error: { code: exception.code, message: exception.message, ...(exception.details ? { details: exception.details } : {}) } }];
+      return [
+        registryStatus(exception.code),
+        {
+          error: {
+            code: exception.code,
+            message: exception.message,
+            ...(exception.details ? { details: exception.details } : {}),
+          },
+        },
+      ];
     }
     if (exception instanceof AuthError) {
       return [401, { error: { code: 'UNAUTHENTICATED', message: exception.message } }];
     }
     if (exception instanceof TemplateError) {
-      return [422, { error: { code: exception.code, message: exception.message, details: { problems: exception.problems } } }];
+      return [
+        422,
+        {
+          error: {
+            code: exception.code,
+            message: exception.message,
+            details: { problems: exception.problems },
+          },
+        },
+      ];
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const response = exception.getResponse();
-      const message = typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
-      return [status, { error: { code: `HTTP_${status}`, message: Array.isArray(message) ? message.join('; ') : String(message) } }];
+      const message =
+        typeof response === 'string'
+          ? response
+          : ((response as { message?: unknown }).message ?? exception.message);
+      return [
+        status,
+        {
+          error: {
+            code: `HTTP_${status}`,
+            message: Array.isArray(message) ? message.join('; ') : String(message),
+          },
+        },
+      ];
     }
-    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
-    return [500, { error: { code: 'INTERNAL', message: 'internal error; the request was not completed' } }];
+    this.logger.error(
+      exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
+    );
+    return [
+      500,
+      { error: { code: 'INTERNAL', message: 'internal error; the request was not completed' } },
+    ];
   }
 }

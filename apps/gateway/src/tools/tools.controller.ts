@@ -1,15 +1,37 @@
-import { CatalogService, ReportExecutor } from '@app/registry';
+import { CatalogService, ToolCallService } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { isToolFormat, TOOL_FORMATS } from '@app/templates';
 import type { ToolFormat } from '@app/templates';
-import { BadRequestException, Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiHeader,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 
 function parseFormat(value: string | undefined): ToolFormat {
   if (value === undefined || value === '') return 'openai';
-  if (!isToolFormat(value)) throw new BadRequestException(`format must be one of ${TOOL_FORMATS.join(', ')}; got "${value}"`);
+  if (!isToolFormat(value))
+    throw new BadRequestException(
+      `format must be one of ${TOOL_FORMATS.join(', ')}; got "${value}"`,
+    );
   return value;
 }
 
@@ -20,7 +42,7 @@ function parseFormat(value: string | undefined): ToolFormat {
 export class ToolsController {
   constructor(
     private readonly catalog: CatalogService,
-    private readonly executor: ReportExecutor,
+    private readonly calls: ToolCallService,
   ) {}
 
   @Get()
@@ -36,17 +58,30 @@ export class ToolsController {
     @Headers('x-business-context') contextHeader?: string,
   ): Promise<void> {
     // The body is cached already serialised; it is sent as is.
-    const body = await this.catalog.listBody(principal, parseFormat(format), context || contextHeader || undefined);
-    await reply.header('content-type', 'application/json; charset=utf-8').send(body);
+    const { body, key } = await this.catalog.listBody(
+      principal,
+      parseFormat(format),
+      context || contextHeader || undefined,
+    );
+    await reply
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('x-toolset-key', key)
+      .send(body);
   }
 
   @Post(':name/call')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Run a tool; tool-level failures come back as is_error, not HTTP errors' })
+  @ApiOperation({
+    summary: 'Run a tool; tool-level failures come back as is_error, not HTTP errors',
+  })
   @ApiBody({ schema: { type: 'object', properties: { arguments: { type: 'object' } } } })
-  async call(@CurrentPrincipal() principal: Principal, @Param('name') name: string, @Body() body: unknown): Promise<ToolCallOutcome> {
-    const { catalog, tool } = await this.catalog.resolve(principal, name);
-    const args = body && typeof body === 'object' ? (body as { arguments?: unknown }).arguments : undefined;
-    return this.executor.call(catalog, tool, args, principal);
+  async call(
+    @CurrentPrincipal() principal: Principal,
+    @Param('name') name: string,
+    @Body() body: unknown,
+  ): Promise<ToolCallOutcome> {
+    const args =
+      body && typeof body === 'object' ? (body as { arguments?: unknown }).arguments : undefined;
+    return this.calls.call(principal, name, args);
   }
 }

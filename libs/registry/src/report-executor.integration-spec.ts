@@ -1,0 +1,111 @@
+import { initSqlParser, pagedQuery, ReportTool } from '@app/templates';
+import { createTestDatabase } from '../../../test/support/test-database';
+import type { TestDatabase } from '../../../test/support/test-database';
+import { CatalogService } from './catalog.service';
+import type { Principal } from './principal';
+import { ReportExecutor } from './report-executor';
+
+async function reportTool(catalog: CatalogService, principal: Principal, name: string) {
+  const { catalog: tenant, tool } = await catalog.resolve(principal, name);
+  if (tool.kind !== 'report') throw new Error(`${name} is not a report`);
+  return { tenant, tool: tool.report };
+}
+
+const alice: Principal = { tenantId: 'acme', userId: 'alice', roles: ['analyst'], claims: {} };
+
+describe('ReportExecutor on real Postgres', () => {
+  let db: TestDatabase;
+  let catalog: CatalogService;
+  let executor: ReportExecutor;
+
+  beforeAll(async () => {
+    await initSqlParser();
+    db = await createTestDatabase();
+    catalog = new CatalogService(db.handle);
+    executor = new ReportExecutor(db.handle, { statementTimeoutMs: 500, maxResultBytes: 4096 });
+  });
+  afterAll(() => db.drop());
+
+  it('renders sales_by_region to the expected SQL and parameters, then runs it', async () => {
+    const { tool } = await reportTool(catalog, alice, 'query_report_sales_by_region');
+    const checked = tool.arguments.check({ region: 'west', order_date: { start: '2025-06-01' } });
+    if (!checked.ok) throw new Error(checked.message);
+    const paged = pagedQuery(tool.bound);
+    const values = [...tool.parameterValues(checked.args, alice), ...paged.pageValues(1, 20)];
+    expect(paged.text).toBe(`SELECT * FROM (
+SELECT o.region, count(*) AS order_count, sum(o.total_amount) AS total_amount
+FROM orders o
+WHERE ($1::text IS NULL OR o.region = $1::text)
+  AND ($2::date IS NULL OR o.order_date >= $2::date)
+  AND ($3::date IS NULL OR o.order_date <= $3::date)
+GROUP BY o.region
+ORDER BY o.region
+) AS report_rows LIMIT $4 OFFSET $5`);
+    expect(values).toEqual(['west', '2025-06-01', null, 21, 0]);
+    const result = await executor.runReadOnly('tenant_acme', paged.text, values);
+    const direct = await db.handle.withSession((s) =>
+      s.query(
+        "SELECT count(*)::int AS n FROM tenant_acme.orders WHERE region = 'west' AND order_date >= '2025-06-01'",
+      ),
+    );
+    expect(result.rows).toEqual([
+      { region: 'west', order_count: direct.rows[0].n, total_amount: expect.any(Number) },
+    ]);
+  });
+
+  it('runs in a read-only transaction: a write is refused by the database', async () => {
+    await expect(
+      executor.runReadOnly('tenant_acme', 'SELECT 1 FROM (SELECT 1) x; ', []),
+    ).resolves.toBeDefined();
+    await expect(
+      executor.runReadOnly(
+        'tenant_acme',
+        'WITH d AS (DELETE FROM orders RETURNING id) SELECT count(*) FROM d',
+        [],
+      ),
+    ).rejects.toThrow(/read-only transaction/);
+    const { rows } = await db.handle.withSession((s) =>
+      s.query('SELECT count(*)::int AS n FROM tenant_acme.orders'),
+    );
+    expect(rows[0].n).toBe(50_000);
+  });
+
+  it("pins search_path to the caller's tenant schema", async () => {
+    const acme = await executor.runReadOnly(
+      'tenant_acme',
+      'SELECT count(*)::int AS n FROM orders',
+      [],
+    );
+    const globex = await executor.runReadOnly(
+      'tenant_globex',
+      'SELECT count(*)::int AS n FROM orders',
+      [],
+    );
+    expect(acme.rows[0].n).toBe(50_000);
+    expect(globex.rows[0].n).toBe(30_000);
+  });
+
+  it('stops a slow query at the statement timeout and tells the model what to do', async () => {
+    const slow = new ReportTool({
+      ...(await reportTool(catalog, alice, 'query_report_sales_by_region')).tool.report,
+      id: 'slow',
+      sqlTemplate:
+        'SELECT count(*) AS n FROM orders a, orders b WHERE (:region IS NULL OR a.region = :region) AND (:order_date_start IS NULL OR :order_date_end IS NULL OR a.id > 0)',
+    });
+    const outcome = await executor.call(await catalog.catalog('acme'), slow, {}, alice);
+    expect(outcome).toEqual({
+      tool: 'query_report_slow',
+      is_error: true,
+      error: { code: 'TIMEOUT', message: expect.stringContaining('took longer than 0.5 s') },
+    });
+  });
+
+  it('refuses a page larger than the byte cap with advice', async () => {
+    const { tenant, tool } = await reportTool(catalog, alice, 'query_report_top_customers');
+    const outcome = await executor.call(tenant, tool, { page_size: 100 }, alice);
+    expect(outcome.is_error && outcome.error.code).toBe('RESULT_TOO_LARGE');
+    expect(outcome.is_error && outcome.error.message).toMatch(
+      /over the 4096-byte limit; ask for a smaller page_size/,
+    );
+  });
+});

@@ -1,0 +1,29 @@
+import type { ReportTool, ToolDefinition } from '@app/templates';
+import type { AccessSubject } from './access-policy';
+import type { Principal } from './principal';
+import type { ToolCallOutcome } from './report-executor';
+
+/** A tool that is not a report (meta_tool, later generated tools): same filter, own handler. */
+export interface BuiltinTool {
+  readonly definition: ToolDefinition;
+  /** grants of this category (or of the tool's name) make it visible */
+  readonly category: string;
+  /** a role the caller must hold on top of a grant, e.g. tool_author */
+  readonly requiredRole?: string;
+  call(args: unknown, principal: Principal): Promise<ToolCallOutcome>;
+}
+
+/** One entry of a caller's tool list. */
+export type ServedTool =
+  | { kind: 'report'; definition: ToolDefinition; report: ReportTool }
+  | { kind: 'builtin'; definition: ToolDefinition; builtin: BuiltinTool };
+
+export function accessSubject(tool: ServedTool): AccessSubject {
+  return tool.kind === 'report'
+    ? { id: tool.report.report.id, category: tool.report.report.category }
+    : {
+        id: tool.definition.name,
+        category: tool.builtin.category,
+        requiredRole: tool.builtin.requiredRole,
+      };
+}

@@ -1,0 +1,229 @@
+import type { TemplateError } from './errors';
+import { formatTool } from './formats';
+import type { ReportFilter, ReportMetadata } from './report';
+import { ReportTool } from './report-tool';
+import { initSqlParser } from './sql-lexer';
+
+beforeAll(() => initSqlParser());
+
+const filter = (f: Partial<ReportFilter> & Pick<ReportFilter, 'name' | 'type'>): ReportFilter => ({
+  description: '',
+  required: false,
+  enumValues: null,
+  defaultValue: null,
+  ...f,
+});
+
+function report(overrides: Partial<ReportMetadata> = {}): ReportMetadata {
+  return {
+    tenantId: 'acme',
+    id: 'sales_by_region',
+    name: 'Sales by region',
+    description: 'Total sales per region.',
+    sqlTemplate: `SELECT region, sum(total) AS total_amount FROM orders
+      WHERE (:region IS NULL OR region = :region)
+        AND (:order_date_start IS NULL OR d >= :order_date_start) AND (:order_date_end IS NULL OR d <= :order_date_end)
+      GROUP BY region`,
+    category: 'sales',
+    version: 3,
+    filters: [
+      filter({
+        name: 'region',
+        type: 'enum',
+        enumValues: ['east', 'west'],
+        description: 'sales region',
+      }),
+      filter({ name: 'order_date', type: 'date_range' }),
+    ],
+    fields: [
+      { name: 'region', type: 'string', description: '' },
+      { name: 'total_amount', type: 'number', description: '' },
+    ],
+    ...overrides,
+  };
+}
+
+describe('ReportTool definition', () => {
+  it('names the tool query_report_<id> and builds a closed JSON Schema with paging', () => {
+    const tool = new ReportTool(report());
+    expect(tool.definition.name).toBe('query_report_sales_by_region');
+    expect(tool.definition.inputSchema).toEqual({
+      type: 'object',
+      properties: {
+        region: { type: 'string', enum: ['east', 'west'], description: 'sales region' },
+        order_date: expect.objectContaining({
+          type: 'object',
+          additionalProperties: false,
+          minProperties: 1,
+        }),
+        page: expect.objectContaining({ type: 'integer', minimum: 1, default: 1 }),
+        page_size: expect.objectContaining({
+          type: 'integer',
+          minimum: 1,
+          maximum: 100,
+          default: 20,
+        }),
+      },
+      additionalProperties: false,
+    });
+  });
+
+  it('emits one JSON Schema shape per filter type', () => {
+    const all = new ReportTool(
+      report({
+        sqlTemplate:
+          'SELECT 1 WHERE :s::text IS NOT NULL AND :i > 0 AND :n > 0 AND :d IS NULL AND :b AND :l IS NULL AND :p_min < :p_max',
+        filters: [
+          filter({ name: 's', type: 'string' }),
+          filter({ name: 'i', type: 'integer', required: true }),
+          filter({ name: 'n', type: 'number' }),
+          filter({ name: 'd', type: 'date' }),
+          filter({ name: 'b', type: 'boolean', defaultValue: true }),
+          filter({ name: 'l', type: 'string_list' }),
+          filter({ name: 'p', type: 'number_range' }),
+        ],
+      }),
+    );
+    const { properties, required } = all.definition.inputSchema;
+    expect(properties?.s).toMatchObject({ type: 'string', maxLength: 200 });
+    expect(properties?.i).toEqual({ type: 'integer' });
+    expect(properties?.n).toEqual({ type: 'number' });
+    expect(properties?.d).toMatchObject({ type: 'string', format: 'date' });
+    expect(properties?.b).toEqual({ type: 'boolean', default: true });
+    expect(properties?.l).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(properties?.p).toMatchObject({
+      type: 'object',
+      properties: { min: { type: 'number' }, max: { type: 'number' } },
+    });
+    expect(required).toEqual(['i']);
+  });
+
+  it('keeps the description within 1024 characters, business text first', () => {
+    const long = new ReportTool(report({ description: 'word '.repeat(400) }));
+    expect(long.definition.description.length).toBeLessThanOrEqual(1024);
+    expect(long.definition.description.startsWith('word word')).toBe(true);
+    const short = new ReportTool(report());
+    expect(short.definition.description).toBe(
+      'Total sales per region. Filters: region (one of east/west, optional), order_date (date range, optional). Returns: region (string), total_amount (number).',
+    );
+  });
+
+  it.each([
+    ['Sales', 'must match'],
+    ['a'.repeat(52), 'too long'],
+  ])('refuses report id %p (%s)', (id, message) => {
+    expect(() => new ReportTool(report({ id }))).toThrow(message);
+  });
+
+  it('accepts the longest id that keeps the tool name within 64 characters', () => {
+    expect(new ReportTool(report({ id: 'a'.repeat(51) })).definition.name).toHaveLength(64);
+  });
+
+  it('refuses reserved filter names and enum filters without values', () => {
+    const err = (() => {
+      try {
+        new ReportTool(
+          report({
+            filters: [
+              filter({ name: 'page', type: 'integer' }),
+              filter({ name: 'tenant_id', type: 'string' }),
+              filter({ name: 'x', type: 'enum' }),
+            ],
+          }),
+        );
+      } catch (e) {
+        return e as TemplateError;
+      }
+      throw new Error('expected a TemplateError');
+    })();
+    expect(err.problems.map((p) => p.message)).toEqual([
+      'filter name "page" is reserved',
+      'filter name "tenant_id" is reserved',
+      'enum filter "x" needs enum_values',
+    ]);
+  });
+});
+
+describe('formats', () => {
+  it('wraps the same schema for OpenAI, Anthropic and MCP', () => {
+    const tool = new ReportTool(report()).definition;
+    expect(formatTool(tool, 'openai')).toEqual({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+    });
+    expect(formatTool(tool, 'anthropic')).toEqual({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.inputSchema,
+    });
+    expect(formatTool(tool, 'mcp')).toEqual({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      annotations: { readOnlyHint: true },
+    });
+  });
+});
+
+describe('arguments and parameter values', () => {
+  let tool: ReportTool;
+  beforeAll(() => {
+    tool = new ReportTool(report());
+  });
+  const identity = { tenantId: 'acme', userId: 'alice', claims: {} };
+
+  it('validates, fills paging defaults and binds values by position', () => {
+    const checked = tool.arguments.check({ region: 'east', order_date: { start: '2026-01-01' } });
+    if (!checked.ok) throw new Error(checked.message);
+    expect(checked).toMatchObject({ page: 1, pageSize: 20 });
+    expect(tool.bound.parameterNames).toEqual(['region', 'order_date_start', 'order_date_end']);
+    expect(tool.parameterValues(checked.args, identity)).toEqual(['east', '2026-01-01', null]);
+  });
+
+  it.each([
+    [{ region: 'e' }, 'region must be one of east, west; got "e"'],
+    [
+      { order_date: { start: '2026-02-30' } },
+      'order_date.start must be a date in YYYY-MM-DD format; got "2026-02-30"',
+    ],
+    [
+      { order_date: { start: '2026-03-01', end: '2026-01-01' } },
+      'order_date.start must not be after order_date.end; got 2026-03-01 and 2026-01-01',
+    ],
+    [{ order_date: {} }, 'order_date must set at least one bound'],
+    [{ page: 0 }, 'page must be >= 1; got 0'],
+    [{ page_size: '10' }, 'page_size must be an integer; got "10"'],
+    [
+      { colour: 'red' },
+      'unknown argument "colour"; allowed arguments: region, order_date, page, page_size',
+    ],
+    [
+      { tenant_id: 'globex' },
+      '"tenant_id" is bound to your identity and cannot be passed as an argument; remove it',
+    ],
+    [
+      { User_ID: 'bob' },
+      '"User_ID" is bound to your identity and cannot be passed as an argument; remove it',
+    ],
+    [
+      { ｔｅｎａｎｔ_ｉｄ: 'globex' },
+      '"ｔｅｎａｎｔ_ｉｄ" is bound to your identity and cannot be passed as an argument; remove it',
+    ],
+    [
+      { claim_region: 'east' },
+      '"claim_region" is bound to your identity and cannot be passed as an argument; remove it',
+    ],
+  ])('refuses %j with a message a model can act on', (args, message) => {
+    expect(tool.arguments.check(args)).toEqual({ ok: false, message });
+  });
+
+  it('fills identity parameters from the token only', () => {
+    const rep = new ReportTool(
+      report({ sqlTemplate: 'SELECT 1 WHERE r = :claim_region AND u = :user_id', filters: [] }),
+    );
+    expect(rep.isBindableFor(identity)).toBe(false);
+    const rita = { tenantId: 'acme', userId: 'rita', claims: { region: 'west' } };
+    expect(rep.isBindableFor(rita)).toBe(true);
+    expect(rep.parameterValues({}, rita)).toEqual(['west', 'rita']);
+  });
+});
