@@ -129,3 +129,8 @@ export type ReportFilterRow = Selectable<ReportFiltersTable>;
 export type NewReportFilter = Insertable<ReportFiltersTable>;
 export type ReportFieldRow = Selectable<ReportFieldsTable>;
 export type NewReportField = Insertable<ReportFieldsTable>;
+
+/** The NOLOGIN role report SQL runs as (see the execution-hardening migration). */
+export function readerRole(tenantId: string): string {
+  return `gw_reader_${tenantId}`;
+}

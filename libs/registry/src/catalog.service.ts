@@ -1,12 +1,11 @@
 import type { DatabaseHandle } from '@app/db';
 import { formatTool } from '@app/templates';
-import type { ReportTool, ToolFormat } from '@app/templates';
-import { Inject, Injectable } from '@nestjs/common';
+import type { ToolFormat } from '@app/templates';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { AccessPolicy, permissionSetKey } from './access-policy';
 import { BuiltinTools } from './builtin-tools';
 import { CatalogRepository } from './catalog.repository';
-import type { TenantRecord } from './catalog.repository';
 import { RegistryError, toolNotFound } from './errors';
 import type { Principal } from './principal';
 import { accessSubject } from './served-tool';
@@ -22,11 +21,6 @@ export interface VisibleSet {
   key: string;
 }
 
-export type TemplateCheck = (
-  tool: ReportTool,
-  tenant: TenantRecord,
-) => Array<{ rule: string; message: string }>;
-
 @Injectable()
 export class CatalogService {
   private readonly repository: CatalogRepository;
@@ -39,20 +33,15 @@ export class CatalogService {
     maxSize: 64 * 1024 * 1024,
     sizeCalculation: (body, key) => body.length + key.length,
   });
-  private templateCheck: TemplateCheck = () => [];
+  private readonly logger = new Logger(CatalogService.name);
+  /** invalid report versions already logged, so each is logged once */
+  private readonly loggedInvalid = new Set<string>();
 
   constructor(
     @Inject(DATABASE) database: DatabaseHandle,
     private readonly builtins: BuiltinTools = new BuiltinTools(),
   ) {
     this.repository = new CatalogRepository(database);
-  }
-
-  /** The SQL guard registers itself here so the registry refuses templates it rejects. */
-  useTemplateCheck(check: TemplateCheck): void {
-    this.templateCheck = check;
-    this.catalogs.clear();
-    this.lists.clear();
   }
 
   /** The tenant's catalog at its current version, built once per version. */
@@ -78,7 +67,22 @@ export class CatalogService {
       this.repository.loadReports(tenantId),
       this.repository.loadAccess(tenantId),
     ]);
-    return new TenantCatalog(tenant, reports, new AccessPolicy(access), this.templateCheck);
+    const catalog = new TenantCatalog(tenant, reports, new AccessPolicy(access));
+    this.logInvalidOnce(catalog);
+    return catalog;
+  }
+
+  private logInvalidOnce(catalog: TenantCatalog): void {
+    for (const [id, status] of catalog.statuses) {
+      if (status.served || status.reason === 'disabled') continue;
+      const key = `${catalog.tenant.id}:${id}:${catalog.reportVersion(id)}`;
+      if (this.loggedInvalid.has(key)) continue;
+      this.loggedInvalid.add(key);
+      const problems = status.problems?.map((p) => p.message).join('; ') ?? '';
+      this.logger.warn(
+        `report ${catalog.tenant.id}/${id} is not served: ${status.reason}${problems ? `: ${problems}` : ''}`,
+      );
+    }
   }
 
   /** Every tool of the tenant before access checks; built-ins win a name clash. */

@@ -10,3 +10,4 @@ export * from './served-tool';
 export * from './tenant-catalog';
 export * from './tokens';
 export * from './tool-calls.service';
+export * from './template-check';

@@ -11,6 +11,8 @@ async function reportTool(catalog: CatalogService, principal: Principal, name: s
   return { tenant, tool: tool.report };
 }
 
+const ACME = { id: 'acme', dataSchema: 'tenant_acme' };
+const GLOBEX = { id: 'globex', dataSchema: 'tenant_globex' };
 const alice: Principal = { tenantId: 'acme', userId: 'alice', roles: ['analyst'], claims: {} };
 
 describe('ReportExecutor on real Postgres', () => {
@@ -42,7 +44,7 @@ GROUP BY o.region
 ORDER BY o.region
 ) AS report_rows LIMIT $4 OFFSET $5`);
     expect(values).toEqual(['west', '2025-06-01', null, 21, 0]);
-    const result = await executor.runReadOnly('tenant_acme', paged.text, values);
+    const result = await executor.runReadOnly(ACME, paged.text, values);
     const direct = await db.handle.withSession((s) =>
       s.query(
         "SELECT count(*)::int AS n FROM tenant_acme.orders WHERE region = 'west' AND order_date >= '2025-06-01'",
@@ -55,11 +57,11 @@ ORDER BY o.region
 
   it('runs in a read-only transaction: a write is refused by the database', async () => {
     await expect(
-      executor.runReadOnly('tenant_acme', 'SELECT 1 FROM (SELECT 1) x; ', []),
+      executor.runReadOnly(ACME, 'SELECT 1 FROM (SELECT 1) x; ', []),
     ).resolves.toBeDefined();
     await expect(
       executor.runReadOnly(
-        'tenant_acme',
+        ACME,
         'WITH d AS (DELETE FROM orders RETURNING id) SELECT count(*) FROM d',
         [],
       ),
@@ -71,16 +73,8 @@ ORDER BY o.region
   });
 
   it("pins search_path to the caller's tenant schema", async () => {
-    const acme = await executor.runReadOnly(
-      'tenant_acme',
-      'SELECT count(*)::int AS n FROM orders',
-      [],
-    );
-    const globex = await executor.runReadOnly(
-      'tenant_globex',
-      'SELECT count(*)::int AS n FROM orders',
-      [],
-    );
+    const acme = await executor.runReadOnly(ACME, 'SELECT count(*)::int AS n FROM orders', []);
+    const globex = await executor.runReadOnly(GLOBEX, 'SELECT count(*)::int AS n FROM orders', []);
     expect(acme.rows[0].n).toBe(50_000);
     expect(globex.rows[0].n).toBe(30_000);
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { columnTypeName } from '@app/db';
+import { columnTypeName, readerRole } from '@app/db';
 import type { DatabaseHandle, SqlResult } from '@app/db';
 import { pagedQuery } from '@app/templates';
 import type { ReportTool } from '@app/templates';
@@ -57,7 +57,7 @@ export class ReportExecutor {
     ];
     let result: SqlResult;
     try {
-      result = await this.runReadOnly(catalog.tenant.dataSchema ?? '', paged.text, values);
+      result = await this.runReadOnly(catalog.tenant, paged.text, values);
     } catch (err) {
       return this.describeFailure(name, err);
     }
@@ -84,20 +84,26 @@ export class ReportExecutor {
     };
   }
 
-  /** The only way report SQL reaches the database. */
+  /**
+   * The only way report SQL reaches the database: READ ONLY, statement timeout, search_path
+   * pinned (pg_temp last), and the tenant's SELECT-only role, so even SQL that got past the
+   * guard cannot write, lock, sleep, change settings or read another tenant's tables.
+   */
   async runReadOnly(
-    dataSchema: string,
+    tenant: { id: string; dataSchema: string | null },
     text: string,
     values: readonly unknown[],
   ): Promise<SqlResult> {
     const timeoutMs = this.options.statementTimeoutMs;
+    if (!tenant.dataSchema) throw new Error(`tenant ${tenant.id} has no datasource`);
     return this.database.withSession(async (session) => {
       await session.query('BEGIN TRANSACTION READ ONLY');
       try {
         await session.query(
           "SELECT set_config('search_path', $1, true), set_config('statement_timeout', $2, true)",
-          [`"${dataSchema}", pg_catalog, pg_temp`, `${timeoutMs}ms`],
+          [`"${tenant.dataSchema}", pg_catalog, pg_temp`, `${timeoutMs}ms`],
         );
+        await session.query(`SET LOCAL ROLE "${readerRole(tenant.id)}"`);
         // The client gives up shortly after the server should have; a hung connection is dropped.
         return await session.query(text, values, { timeoutMs: timeoutMs + 1000 });
       } finally {

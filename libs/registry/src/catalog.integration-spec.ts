@@ -1,0 +1,73 @@
+import { initSqlParser } from '@app/templates';
+import { Logger } from '@nestjs/common';
+import { sql } from 'kysely';
+import { createTestDatabase } from '../../../test/support/test-database';
+import type { TestDatabase } from '../../../test/support/test-database';
+import { CatalogService } from './catalog.service';
+import type { Principal } from './principal';
+
+const admin: Principal = { tenantId: 'acme', userId: 'root', roles: ['admin'], claims: {} };
+
+describe('CatalogService on real Postgres', () => {
+  let db: TestDatabase;
+  let catalog: CatalogService;
+
+  beforeAll(async () => {
+    await initSqlParser();
+    db = await createTestDatabase();
+    catalog = new CatalogService(db.handle);
+  });
+  afterAll(() => db.drop());
+
+  async function insertReport(id: string, template: string): Promise<void> {
+    await sql`INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)
+              VALUES ('acme', ${id}, ${id}, 'inserted by plain SQL', ${template}, 'sales')`.execute(
+      db.handle.db,
+    );
+  }
+
+  async function names(principal: Principal): Promise<string[]> {
+    return (await catalog.visibleSet(principal)).tools.map((t) => t.definition.name);
+  }
+
+  it('does not serve a report inserted by SQL whose template the guard rejects; the rest stays served', async () => {
+    const before = await names(admin);
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    await insertReport('role_dump', "SELECT rolname FROM pg_roles WHERE rolname <> ''");
+    await insertReport('sleepy', 'SELECT pg_sleep(10) AS nap FROM orders');
+    const after = await names(admin);
+    expect(after).toEqual(before);
+    const tenant = await catalog.catalog('acme');
+    expect(tenant.statuses.get('role_dump')).toEqual({
+      served: false,
+      reason: 'the SQL template was rejected',
+      problems: [
+        expect.objectContaining({ rule: 'relation', message: expect.stringContaining('pg_roles') }),
+      ],
+    });
+    expect(tenant.statuses.get('sleepy')).toMatchObject({
+      served: false,
+      problems: [expect.objectContaining({ rule: 'function' })],
+    });
+    // logged once per report version, however often the catalog is read
+    await names(admin);
+    await names(admin);
+    const logged = warn.mock.calls
+      .map((c) => String(c[0]))
+      .filter((m) => m.includes('acme/role_dump'));
+    expect(logged).toHaveLength(1);
+    warn.mockRestore();
+  });
+
+  it('serves a good report inserted by SQL as soon as it commits', async () => {
+    await insertReport('order_count', 'SELECT count(*) AS orders FROM orders');
+    expect(await names(admin)).toContain('query_report_order_count');
+  });
+
+  it('refuses a report with a parameter that no filter declares', async () => {
+    await insertReport('undeclared', 'SELECT count(*) AS n FROM orders WHERE region = :region');
+    const status = (await catalog.catalog('acme')).statuses.get('undeclared');
+    expect(status).toMatchObject({ served: false, reason: 'invalid metadata' });
+    expect(JSON.stringify(status)).toContain(':region is not a declared filter parameter');
+  });
+});
