@@ -9,6 +9,7 @@ import { gatewayConfig, validateEnvironment } from './config/gateway.config';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
 import { DomainExceptionFilter } from './http/domain-exception.filter';
+import { AccessController } from './tools/access.controller';
 import { ToolsController } from './tools/tools.controller';
 
 @Module({
@@ -23,7 +24,7 @@ import { ToolsController } from './tools/tools.controller';
     RegistryModule,
     MetaToolModule,
   ],
-  controllers: [ToolsController, HealthController],
+  controllers: [ToolsController, AccessController, HealthController],
   providers: [TokenVerifier, AuthGuard, { provide: APP_FILTER, useClass: DomainExceptionFilter }],
 })
 export class AppModule {}

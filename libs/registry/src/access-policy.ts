@@ -13,7 +13,7 @@ export interface AccessSubject {
   /** report id, or the built-in tool's name */
   id: string;
   category: string;
-  /** a built-in may demand a role (e.g. tool_author) in addition to grants */
+  /** a built-in that only holders of this role may use (e.g. tool_author); grants do not apply */
   requiredRole?: string;
 }
 
@@ -77,8 +77,10 @@ export class AccessPolicy {
         reason: `a per-user denial for ${principal.userId} covers ${describe(subject, denial)}`,
       };
     }
-    if (subject.requiredRole && !roles.includes(subject.requiredRole)) {
-      return { allowed: false, reason: `needs role ${subject.requiredRole}` };
+    if (subject.requiredRole) {
+      return roles.includes(subject.requiredRole)
+        ? { allowed: true, reason: `holds role ${subject.requiredRole}` }
+        : { allowed: false, reason: `needs role ${subject.requiredRole}` };
     }
     const admin = roles.find((r) => this.admins.has(r));
     if (admin) return { allowed: true, reason: `role ${admin} is an admin of the tenant` };

@@ -11,3 +11,4 @@ export * from './tenant-catalog';
 export * from './tokens';
 export * from './tool-calls.service';
 export * from './template-check';
+export * from './access-explainer.service';

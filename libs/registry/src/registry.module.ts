@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccessExplainer } from './access-explainer.service';
 import { BuiltinTools } from './builtin-tools';
 import { CatalogService } from './catalog.service';
 import { ReportExecutor } from './report-executor';
@@ -6,7 +7,7 @@ import { ToolCallService } from './tool-calls.service';
 
 /** The catalog and the executor. DATABASE and REGISTRY_OPTIONS come from a global module. */
 @Module({
-  providers: [BuiltinTools, CatalogService, ReportExecutor, ToolCallService],
-  exports: [BuiltinTools, CatalogService, ReportExecutor, ToolCallService],
+  providers: [AccessExplainer, BuiltinTools, CatalogService, ReportExecutor, ToolCallService],
+  exports: [AccessExplainer, BuiltinTools, CatalogService, ReportExecutor, ToolCallService],
 })
 export class RegistryModule {}

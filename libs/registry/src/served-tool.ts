@@ -8,7 +8,7 @@ export interface BuiltinTool {
   readonly definition: ToolDefinition;
   /** grants of this category (or of the tool's name) make it visible */
   readonly category: string;
-  /** a role the caller must hold on top of a grant, e.g. tool_author */
+  /** only holders of this role see it (e.g. tool_author); without one, grants decide */
   readonly requiredRole?: string;
   call(args: unknown, principal: Principal): Promise<ToolCallOutcome>;
 }
