@@ -81,7 +81,7 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
       }
     },
     async listen(channel, onNotify, onError) {
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client({ connectionString: url, application_name: 'gateway-listener' });
       client.on('notification', (msg) => {
         if (msg.channel === channel) onNotify(msg.payload ?? '');
       });

@@ -1,17 +1,19 @@
-import type { DatabaseHandle } from '@app/db';
 import { formatTool } from '@app/templates';
 import type { ToolFormat } from '@app/templates';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { AccessPolicy, permissionSetKey } from './access-policy';
+import { permissionSetKey } from './access-policy';
 import { BuiltinTools } from './builtin-tools';
-import { CatalogRepository } from './catalog.repository';
+import { CatalogStore } from './catalog-store';
 import { RegistryError, toolNotFound } from './errors';
+import { Metrics } from './metrics';
 import type { Principal } from './principal';
 import { accessSubject } from './served-tool';
 import type { ServedTool } from './served-tool';
-import { TenantCatalog } from './tenant-catalog';
-import { DATABASE } from './tokens';
+import { SharedCache } from './shared-cache';
+import type { TenantCatalog } from './tenant-catalog';
+import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from './tokens';
+import type { RegistryOptions } from './tokens';
 
 /** A principal's view of its tenant: the catalog and the tools it may use, in a stable order. */
 export interface VisibleSet {
@@ -21,89 +23,60 @@ export interface VisibleSet {
   key: string;
 }
 
+/**
+ * Tool lists per caller. The serialised list body is cached per toolset key (L1 here, L2 in
+ * Redis), so a warm request costs a key computation and a map lookup: no serialisation, no
+ * database, no Redis. Concurrent misses of one key build once.
+ */
 @Injectable()
 export class CatalogService {
-  private readonly repository: CatalogRepository;
-  private readonly catalogs = new Map<
-    string,
-    { version: number; catalog: Promise<TenantCatalog> }
-  >();
   private readonly lists = new LRUCache<string, string>({
     max: 10_000,
     maxSize: 64 * 1024 * 1024,
     sizeCalculation: (body, key) => body.length + key.length,
   });
-  private readonly logger = new Logger(CatalogService.name);
-  /** invalid report versions already logged, so each is logged once */
-  private readonly loggedInvalid = new Set<string>();
+  private readonly pendingLists = new Map<string, Promise<string>>();
+  private readonly options: RegistryOptions;
 
   constructor(
-    @Inject(DATABASE) database: DatabaseHandle,
+    readonly store: CatalogStore,
     private readonly builtins: BuiltinTools = new BuiltinTools(),
+    @Optional() private readonly shared: SharedCache | null = null,
+    @Optional() private readonly metrics: Metrics | null = null,
+    @Optional() @Inject(REGISTRY_OPTIONS) options: RegistryOptions | null = null,
   ) {
-    this.repository = new CatalogRepository(database);
+    this.options = options ?? DEFAULT_REGISTRY_OPTIONS;
+    metrics?.describe(
+      'gateway_list_requests_total',
+      'tool list requests, by cache level that answered',
+    );
   }
 
-  /** The tenant's catalog at its current version, built once per version. */
-  async catalog(tenantId: string): Promise<TenantCatalog> {
-    const version = await this.repository.catalogVersion(tenantId);
-    if (version === undefined)
-      throw new RegistryError('TENANT_NOT_FOUND', 'the token names a tenant that does not exist');
-    const cached = this.catalogs.get(tenantId);
-    if (cached && cached.version >= version) return cached.catalog;
-    const catalog = this.build(tenantId);
-    this.catalogs.set(tenantId, { version, catalog });
-    catalog.catch(() => {
-      if (this.catalogs.get(tenantId)?.catalog === catalog) this.catalogs.delete(tenantId);
-    });
-    return catalog;
-  }
-
-  private async build(tenantId: string): Promise<TenantCatalog> {
-    const tenant = await this.repository.findTenant(tenantId);
-    if (!tenant)
-      throw new RegistryError('TENANT_NOT_FOUND', 'the token names a tenant that does not exist');
-    const [reports, access] = await Promise.all([
-      this.repository.loadReports(tenantId),
-      this.repository.loadAccess(tenantId),
-    ]);
-    const catalog = new TenantCatalog(tenant, reports, new AccessPolicy(access));
-    this.logInvalidOnce(catalog);
-    return catalog;
-  }
-
-  private logInvalidOnce(catalog: TenantCatalog): void {
-    for (const [id, status] of catalog.statuses) {
-      if (status.served || status.reason === 'disabled') continue;
-      const key = `${catalog.tenant.id}:${id}:${catalog.reportVersion(id)}`;
-      if (this.loggedInvalid.has(key)) continue;
-      this.loggedInvalid.add(key);
-      const problems = status.problems?.map((p) => p.message).join('; ') ?? '';
-      this.logger.warn(
-        `report ${catalog.tenant.id}/${id} is not served: ${status.reason}${problems ? `: ${problems}` : ''}`,
-      );
-    }
+  catalog(tenantId: string): Promise<TenantCatalog> {
+    return this.store.catalog(tenantId);
   }
 
   /** Every tool of the tenant before access checks; built-ins win a name clash. */
   private candidates(catalog: TenantCatalog): ServedTool[] {
-    const merged = new Map<string, ServedTool>([
-      ...[...catalog.tools.values()].map((report): [string, ServedTool] => [
-        report.definition.name,
-        { kind: 'report', definition: report.definition, report },
-      ]),
-      ...this.builtins
-        .all()
-        .map((builtin): [string, ServedTool] => [
-          builtin.definition.name,
-          { kind: 'builtin', definition: builtin.definition, builtin },
-        ]),
+    const reports = [...catalog.tools.values()].map((report): [string, ServedTool] => [
+      report.definition.name,
+      { kind: 'report', definition: report.definition, report },
     ]);
-    return [...merged.values()];
+    const builtins = this.builtins
+      .all()
+      .map((builtin): [string, ServedTool] => [
+        builtin.definition.name,
+        { kind: 'builtin', definition: builtin.definition, builtin },
+      ]);
+    return [...new Map<string, ServedTool>([...reports, ...builtins]).values()];
   }
 
-  async visibleSet(principal: Principal, context?: string): Promise<VisibleSet> {
-    const catalog = await this.catalog(principal.tenantId);
+  /** The toolset key, from memory alone: tenant, catalog version, permission set, context. */
+  private toolsetKey(
+    catalog: TenantCatalog,
+    principal: Principal,
+    context: string | undefined,
+  ): { key: string; roles: string[] } {
     const { access } = catalog;
     if (context !== undefined && !access.hasContext(context)) {
       const valid = access.contextNames();
@@ -114,31 +87,73 @@ export class CatalogService {
       );
     }
     const roles = access.effectiveRoles(principal);
+    const user = access.hasUserRules(principal.userId) ? principal.userId : undefined;
+    const permissions = permissionSetKey(roles, Object.keys(principal.claims), user);
+    return {
+      key: [principal.tenantId, catalog.version, permissions, context ?? '*'].join(':'),
+      roles,
+    };
+  }
+
+  async visibleSet(principal: Principal, context?: string): Promise<VisibleSet> {
+    const catalog = await this.store.catalog(principal.tenantId);
+    const { key, roles } = this.toolsetKey(catalog, principal, context);
+    const { access } = catalog;
     const tools = this.candidates(catalog)
       .filter((tool) => access.decide(principal, roles, accessSubject(tool)).allowed)
       .filter((tool) => context === undefined || access.inContext(context, accessSubject(tool)))
       .filter((tool) => tool.kind !== 'report' || tool.report.isBindableFor(principal))
       .sort((a, b) => (a.definition.name < b.definition.name ? -1 : 1));
-    const user = access.hasUserRules(principal.userId) ? principal.userId : undefined;
-    const permissions = permissionSetKey(roles, Object.keys(principal.claims), user);
-    const key = [principal.tenantId, catalog.version, permissions, context ?? '*'].join(':');
     return { catalog, tools, key };
   }
 
-  /** The list response body, serialised once per (visible set, format) and then reused. */
+  /** The list response body, serialised once per (toolset, format) and then reused. */
   async listBody(
     principal: Principal,
     format: ToolFormat,
     context?: string,
   ): Promise<{ body: string; key: string }> {
-    const visible = await this.visibleSet(principal, context);
-    const cacheKey = `${visible.key}:${format}`;
-    let body = this.lists.get(cacheKey);
-    if (body === undefined) {
-      body = JSON.stringify({ tools: visible.tools.map((t) => formatTool(t.definition, format)) });
-      this.lists.set(cacheKey, body);
+    const catalog = await this.store.catalog(principal.tenantId);
+    const { key } = this.toolsetKey(catalog, principal, context);
+    const cacheKey = `${key}:${format}`;
+    const body = this.lists.get(cacheKey);
+    if (body !== undefined) {
+      this.metrics?.inc('gateway_list_requests_total', { level: 'l1' });
+      return { body, key };
     }
-    return { body, key: visible.key };
+    let pending = this.pendingLists.get(cacheKey);
+    if (!pending) {
+      pending = this.buildList(principal, format, context, cacheKey).finally(() =>
+        this.pendingLists.delete(cacheKey),
+      );
+      this.pendingLists.set(cacheKey, pending);
+    }
+    return { body: await pending, key };
+  }
+
+  private async buildList(
+    principal: Principal,
+    format: ToolFormat,
+    context: string | undefined,
+    cacheKey: string,
+  ): Promise<string> {
+    const l2Key = `list:${cacheKey}`;
+    let body = await this.shared?.get(l2Key);
+    if (body !== undefined) {
+      this.metrics?.inc('gateway_list_requests_total', { level: 'l2' });
+    } else {
+      const visible = await this.visibleSet(principal, context);
+      body = JSON.stringify({ tools: visible.tools.map((t) => formatTool(t.definition, format)) });
+      this.metrics?.inc('gateway_list_requests_total', { level: 'build' });
+      void this.shared?.set(l2Key, body, this.options.cacheTtlSeconds);
+    }
+    this.lists.set(cacheKey, body);
+    return body;
+  }
+
+  /** Drops every cached list (L1); L2 keys carry the version, so stale ones are never read. */
+  clearLists(): void {
+    this.lists.clear();
   }
 
   /** A tool in the caller's own visible set; missing and forbidden are the same error. */
@@ -152,9 +167,12 @@ export class CatalogService {
     return { catalog: visible.catalog, tool };
   }
 
-  /** Every tool of the tenant (admins' view), for explanations. */
-  async tenantTools(tenantId: string): Promise<{ catalog: TenantCatalog; tools: ServedTool[] }> {
-    const catalog = await this.catalog(tenantId);
+  /** Every tool of the tenant (admins' view), for explanations and status. */
+  async tenantTools(
+    tenantId: string,
+    options: { verify?: boolean } = {},
+  ): Promise<{ catalog: TenantCatalog; tools: ServedTool[] }> {
+    const catalog = await this.store.catalog(tenantId, options);
     return { catalog, tools: this.candidates(catalog) };
   }
 }

@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '@app/db';
 import { createTestDatabase } from '../../../test/support/test-database';
 import type { TestDatabase } from '../../../test/support/test-database';
 import { ReportExecutor } from './report-executor';
+import { DEFAULT_REGISTRY_OPTIONS } from './tokens';
 
 const ACME = { id: 'acme', dataSchema: 'tenant_acme' };
 
@@ -20,7 +21,10 @@ describe('execution hardening (real Postgres, guard bypassed)', () => {
     db = await createTestDatabase();
     // One connection, so a temp table made on it is visible to the executor's session.
     single = connectPostgres(db.url, 1);
-    executor = new ReportExecutor(single, { statementTimeoutMs: 2000, maxResultBytes: 1 << 20 });
+    executor = new ReportExecutor(single, {
+      ...DEFAULT_REGISTRY_OPTIONS,
+      statementTimeoutMs: 2000,
+    });
   });
   afterAll(async () => {
     await single.close();

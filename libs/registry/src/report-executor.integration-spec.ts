@@ -1,7 +1,9 @@
 import { initSqlParser, pagedQuery, ReportTool } from '@app/templates';
 import { createTestDatabase } from '../../../test/support/test-database';
 import type { TestDatabase } from '../../../test/support/test-database';
+import { CatalogStore } from './catalog-store';
 import { CatalogService } from './catalog.service';
+import { DEFAULT_REGISTRY_OPTIONS } from './tokens';
 import type { Principal } from './principal';
 import { ReportExecutor } from './report-executor';
 
@@ -23,8 +25,14 @@ describe('ReportExecutor on real Postgres', () => {
   beforeAll(async () => {
     await initSqlParser();
     db = await createTestDatabase();
-    catalog = new CatalogService(db.handle);
-    executor = new ReportExecutor(db.handle, { statementTimeoutMs: 500, maxResultBytes: 4096 });
+    catalog = new CatalogService(
+      new CatalogStore(db.handle, { ...DEFAULT_REGISTRY_OPTIONS, staleAfterMs: 0 }),
+    );
+    executor = new ReportExecutor(db.handle, {
+      ...DEFAULT_REGISTRY_OPTIONS,
+      statementTimeoutMs: 500,
+      maxResultBytes: 4096,
+    });
   });
   afterAll(() => db.drop());
 

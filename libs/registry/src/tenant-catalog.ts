@@ -7,6 +7,41 @@ import { templateProblems } from './template-check';
 export type ReportServingStatus =
   { served: true } | { served: false; reason: string; problems?: TemplateProblem[] };
 
+/** The verdict on one report version: its tool when served, else why not. */
+export interface AdmittedReport {
+  id: string;
+  version: number;
+  status: ReportServingStatus;
+  tool?: ReportTool;
+}
+
+/** Serves a report only if it is active, well-formed and its template passes the guard. */
+export function admitReport(stored: StoredReport, tenant: TenantRecord): AdmittedReport {
+  const { id, version } = stored.metadata;
+  if (stored.status === 'disabled')
+    return { id, version, status: { served: false, reason: 'disabled' } };
+  let tool: ReportTool;
+  try {
+    tool = new ReportTool(stored.metadata);
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    return {
+      id,
+      version,
+      status: { served: false, reason: 'invalid metadata', problems: err.problems },
+    };
+  }
+  const problems = templateProblems(stored.metadata, tenant);
+  if (problems.length > 0) {
+    return {
+      id,
+      version,
+      status: { served: false, reason: 'the SQL template was rejected', problems },
+    };
+  }
+  return { id, version, status: { served: true }, tool };
+}
+
 /** One tenant's catalog at one version: rendered tools, why others are not served, access. */
 export class TenantCatalog {
   readonly tools = new Map<string, ReportTool>();
@@ -15,12 +50,13 @@ export class TenantCatalog {
 
   constructor(
     readonly tenant: TenantRecord,
-    reports: StoredReport[],
+    admitted: AdmittedReport[],
     readonly access: AccessPolicy,
   ) {
-    for (const stored of reports) {
-      this.versions.set(stored.metadata.id, stored.metadata.version);
-      this.statuses.set(stored.metadata.id, this.admit(stored));
+    for (const report of admitted) {
+      this.versions.set(report.id, report.version);
+      this.statuses.set(report.id, report.status);
+      if (report.tool) this.tools.set(report.tool.definition.name, report.tool);
     }
   }
 
@@ -30,23 +66,5 @@ export class TenantCatalog {
 
   reportVersion(id: string): number | undefined {
     return this.versions.get(id);
-  }
-
-  /** Serves a report only if it is active, well-formed and its template passes the guard. */
-  private admit(stored: StoredReport): ReportServingStatus {
-    if (stored.status === 'disabled') return { served: false, reason: 'disabled' };
-    let tool: ReportTool;
-    try {
-      tool = new ReportTool(stored.metadata);
-    } catch (err) {
-      if (!(err instanceof TemplateError)) throw err;
-      return { served: false, reason: 'invalid metadata', problems: err.problems };
-    }
-    const problems = templateProblems(stored.metadata, this.tenant);
-    if (problems.length > 0) {
-      return { served: false, reason: 'the SQL template was rejected', problems };
-    }
-    this.tools.set(tool.definition.name, tool);
-    return { served: true };
   }
 }

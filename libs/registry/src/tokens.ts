@@ -1,8 +1,20 @@
 /** Injection tokens the gateway provides to the registry. */
 export const DATABASE = Symbol('DATABASE');
+export const REDIS = Symbol('REDIS');
 export const REGISTRY_OPTIONS = Symbol('REGISTRY_OPTIONS');
 
 export interface RegistryOptions {
   statementTimeoutMs: number;
   maxResultBytes: number;
+  /** TTL of L2 (Redis) entries */
+  cacheTtlSeconds: number;
+  /** while the LISTEN connection is down, a tenant's version is re-read after this long */
+  staleAfterMs: number;
 }
+
+export const DEFAULT_REGISTRY_OPTIONS: RegistryOptions = {
+  statementTimeoutMs: 5000,
+  maxResultBytes: 256 * 1024,
+  cacheTtlSeconds: 1800,
+  staleAfterMs: 1000,
+};

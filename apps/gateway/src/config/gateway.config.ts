@@ -11,6 +11,8 @@ export interface GatewaySettings {
   dataDir: string;
   dbPoolSize: number;
   redisUrl: string | undefined;
+  /** prefix of every Redis key, so deployments can share one Redis */
+  redisKeyPrefix: string;
   auth: {
     jwtSecret: string | undefined;
     jwksUrl: string | undefined;
@@ -22,6 +24,12 @@ export interface GatewaySettings {
   reports: {
     statementTimeoutMs: number;
     maxResultBytes: number;
+  };
+  cache: {
+    /** TTL of Redis (L2) entries */
+    ttlSeconds: number;
+    /** while LISTEN is down, re-read a tenant's catalog version after this long */
+    staleAfterMs: number;
   };
 }
 
@@ -50,6 +58,14 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}; got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function keyPrefix(env: Env): string {
+  const raw = env.REDIS_KEY_PREFIX || 'gw';
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(raw)) {
+    throw new ConfigError(`REDIS_KEY_PREFIX must be 1-64 letters, digits, _ . or -; got "${raw}"`);
   }
   return raw;
 }
@@ -100,10 +116,15 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
     dataDir: env.DATA_DIR || '.data',
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 200),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: keyPrefix(env),
     auth: auth(env, mode),
     reports: {
       statementTimeoutMs: integer(env, 'REPORT_STATEMENT_TIMEOUT_MS', 5000, 100, 300_000),
       maxResultBytes: integer(env, 'REPORT_MAX_RESULT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    },
+    cache: {
+      ttlSeconds: integer(env, 'CACHE_TTL_SECONDS', 1800, 1, 7 * 24 * 3600),
+      staleAfterMs: integer(env, 'CATALOG_STALE_AFTER_MS', 1000, 0, 600_000),
     },
   };
 }

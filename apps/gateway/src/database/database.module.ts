@@ -1,13 +1,15 @@
 import type { DatabaseHandle } from '@app/db';
-import { DATABASE, REGISTRY_OPTIONS } from '@app/registry';
+import { DATABASE, REDIS, REGISTRY_OPTIONS } from '@app/registry';
 import type { RegistryOptions } from '@app/registry';
 import { initSqlParser } from '@app/templates';
 import { Global, Inject, Logger, Module } from '@nestjs/common';
 import type { OnApplicationShutdown } from '@nestjs/common';
+import Redis from 'ioredis';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
 import { openDatabase } from './open-database';
 
+/** Postgres (or the embedded PGlite), optional Redis, and the registry's settings. */
 @Global()
 @Module({
   providers: [
@@ -22,12 +24,36 @@ import { openDatabase } from './open-database';
       },
     },
     {
+      provide: REDIS,
+      inject: [gatewayConfig.KEY],
+      useFactory: (config: GatewayConfig): Redis | null => {
+        if (!config.redisUrl) {
+          new Logger('SharedCache').log(
+            'REDIS_URL is not set: no shared (L2) cache, memory and Postgres only',
+          );
+          return null;
+        }
+        // No offline queue: while Redis is down a call fails at once and the cache steps aside.
+        return new Redis(config.redisUrl, {
+          keyPrefix: `${config.redisKeyPrefix}:`,
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 1,
+          connectTimeout: 1000,
+          retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+        });
+      },
+    },
+    {
       provide: REGISTRY_OPTIONS,
       inject: [gatewayConfig.KEY],
-      useFactory: (config: GatewayConfig): RegistryOptions => ({ ...config.reports }),
+      useFactory: (config: GatewayConfig): RegistryOptions => ({
+        ...config.reports,
+        cacheTtlSeconds: config.cache.ttlSeconds,
+        staleAfterMs: config.cache.staleAfterMs,
+      }),
     },
   ],
-  exports: [DATABASE, REGISTRY_OPTIONS],
+  exports: [DATABASE, REDIS, REGISTRY_OPTIONS],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}

@@ -1,0 +1,241 @@
+import { createHash } from 'node:crypto';
+import type { DatabaseHandle, Unlisten } from '@app/db';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { AccessPolicy } from './access-policy';
+import { CatalogRepository } from './catalog.repository';
+import type { AccessRecords, StoredReport, TenantRecord } from './catalog.repository';
+import { RegistryError } from './errors';
+import { Metrics } from './metrics';
+import { SharedCache } from './shared-cache';
+import { admitReport, TenantCatalog } from './tenant-catalog';
+import type { AdmittedReport } from './tenant-catalog';
+import { DATABASE, DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from './tokens';
+import type { RegistryOptions } from './tokens';
+
+export const CATALOG_CHANNEL = 'gateway_catalog';
+
+/** What L2 holds per tenant and version: everything a catalog is built from. */
+interface CatalogSnapshot {
+  tenant: TenantRecord;
+  reports: StoredReport[];
+  access: AccessRecords;
+}
+
+interface TenantState {
+  version: number;
+  catalog: TenantCatalog;
+  checkedAt: number;
+}
+
+export type CatalogChangeListener = (tenantId: string | '*') => void;
+
+const tenantMissing = () =>
+  new RegistryError('TENANT_NOT_FOUND', 'the token names a tenant that does not exist');
+
+/**
+ * The live catalog of every tenant this instance has served. Postgres holds the truth;
+ * each tenant's catalog is kept in memory at its current version, dropped the moment a
+ * NOTIFY says it changed (from any instance, any path), and rebuilt from L2 (Redis) or
+ * Postgres on the next request. Rendered report tools are reused across versions of the
+ * catalog as long as the report itself did not change.
+ */
+@Injectable()
+export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('CatalogStore');
+  private readonly repository: CatalogRepository;
+  private readonly options: RegistryOptions;
+  private readonly states = new Map<string, TenantState>();
+  private readonly building = new Map<string, Promise<TenantCatalog>>();
+  /** bumped by every change notice, so a build that raced one is not kept */
+  private readonly generations = new Map<string, number>();
+  private readonly rendered = new LRUCache<string, AdmittedReport>({ max: 200_000 });
+  private readonly changeListeners = new Set<CatalogChangeListener>();
+  private readonly loggedInvalid = new Set<string>();
+  private listening = false;
+  private unlisten?: Unlisten;
+  private reconnectTimer?: NodeJS.Timeout;
+  private reconnectDelayMs = 100;
+  private stopped = false;
+
+  constructor(
+    @Inject(DATABASE) private readonly database: DatabaseHandle,
+    @Optional() @Inject(REGISTRY_OPTIONS) options: RegistryOptions | null = null,
+    @Optional() private readonly shared: SharedCache | null = null,
+    @Optional() private readonly metrics: Metrics | null = null,
+  ) {
+    this.repository = new CatalogRepository(database);
+    this.options = options ?? DEFAULT_REGISTRY_OPTIONS;
+    metrics?.describe('gateway_catalog_builds_total', 'tenant catalogs built, by source');
+    metrics?.describe('gateway_catalog_listener_up', '1 while the LISTEN connection is up');
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.startListening();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    await this.unlisten?.();
+  }
+
+  /** Called for every tenant whose catalog changed ('*' = any tenant may have). */
+  onChange(listener: CatalogChangeListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  get isListening(): boolean {
+    return this.listening;
+  }
+
+  /**
+   * The tenant's catalog. From memory while the LISTEN connection vouches for it; otherwise
+   * (listener down, or `verify`) the version is read from Postgres first.
+   */
+  async catalog(tenantId: string, options: { verify?: boolean } = {}): Promise<TenantCatalog> {
+    const state = this.states.get(tenantId);
+    if (state && !options.verify && this.trusted(state)) return state.catalog;
+    const version = await this.repository.catalogVersion(tenantId);
+    if (version === undefined) throw tenantMissing();
+    if (state && state.version === version) {
+      state.checkedAt = Date.now();
+      return state.catalog;
+    }
+    return this.build(tenantId, version);
+  }
+
+  /** The last catalog this instance built for the tenant, however old (for degraded mode). */
+  lastKnown(tenantId: string): TenantCatalog | undefined {
+    return this.states.get(tenantId)?.catalog;
+  }
+
+  private trusted(state: TenantState): boolean {
+    return this.listening || Date.now() - state.checkedAt < this.options.staleAfterMs;
+  }
+
+  private build(tenantId: string, version: number): Promise<TenantCatalog> {
+    const key = `${tenantId}@${version}`;
+    const pending = this.building.get(key);
+    if (pending) return pending;
+    const generation = this.generations.get(tenantId) ?? 0;
+    const promise = this.load(tenantId, version)
+      .then((catalog) => {
+        if ((this.generations.get(tenantId) ?? 0) === generation) {
+          this.states.set(tenantId, { version: catalog.version, catalog, checkedAt: Date.now() });
+        }
+        return catalog;
+      })
+      .finally(() => this.building.delete(key));
+    this.building.set(key, promise);
+    return promise;
+  }
+
+  private async load(tenantId: string, version: number): Promise<TenantCatalog> {
+    const l2Key = `catalog:${tenantId}:v${version}`;
+    const cached = await this.shared?.get(l2Key);
+    let snapshot: CatalogSnapshot;
+    if (cached) {
+      snapshot = JSON.parse(cached) as CatalogSnapshot;
+      this.metrics?.inc('gateway_catalog_builds_total', { source: 'redis' });
+    } else {
+      snapshot = await this.readPostgres(tenantId);
+      this.metrics?.inc('gateway_catalog_builds_total', { source: 'postgres' });
+      // Only a snapshot whose version is the one asked for may be stored under it.
+      if (snapshot.tenant.catalogVersion === version) {
+        void this.shared?.set(l2Key, JSON.stringify(snapshot), this.options.cacheTtlSeconds);
+      }
+    }
+    return this.assemble(snapshot);
+  }
+
+  private async readPostgres(tenantId: string): Promise<CatalogSnapshot> {
+    const tenant = await this.repository.findTenant(tenantId);
+    if (!tenant) throw tenantMissing();
+    const [reports, access] = await Promise.all([
+      this.repository.loadReports(tenantId),
+      this.repository.loadAccess(tenantId),
+    ]);
+    return { tenant, reports, access };
+  }
+
+  private assemble({ tenant, reports, access }: CatalogSnapshot): TenantCatalog {
+    const scope = createHash('sha256')
+      .update(`${tenant.dataSchema}|${tenant.allowedTables.join(',')}`)
+      .digest('base64url')
+      .slice(0, 12);
+    const admitted = reports.map((stored) => {
+      const key = `${tenant.id}:${stored.metadata.id}:${stored.metadata.version}:${stored.status}:${scope}`;
+      let verdict = this.rendered.get(key);
+      if (!verdict) {
+        verdict = admitReport(stored, tenant);
+        this.rendered.set(key, verdict);
+        this.logIfInvalid(tenant.id, verdict);
+      }
+      return verdict;
+    });
+    return new TenantCatalog(tenant, admitted, new AccessPolicy(access));
+  }
+
+  private logIfInvalid(tenantId: string, verdict: AdmittedReport): void {
+    const { status } = verdict;
+    if (status.served || status.reason === 'disabled') return;
+    const key = `${tenantId}:${verdict.id}:${verdict.version}`;
+    if (this.loggedInvalid.has(key)) return;
+    this.loggedInvalid.add(key);
+    const problems = status.problems?.map((p) => p.message).join('; ') ?? '';
+    this.logger.warn(
+      `report ${tenantId}/${verdict.id} is not served: ${status.reason}${problems ? `: ${problems}` : ''}`,
+    );
+  }
+
+  /** A tenant changed: forget it here; the next request rebuilds it at its new version. */
+  invalidate(tenantId: string | '*'): void {
+    const tenants = tenantId === '*' ? [...this.states.keys()] : [tenantId];
+    for (const t of tenants) {
+      this.generations.set(t, (this.generations.get(t) ?? 0) + 1);
+      this.states.delete(t);
+    }
+    for (const listener of this.changeListeners) listener(tenantId);
+  }
+
+  private async startListening(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      this.unlisten = await this.database.listen(
+        CATALOG_CHANNEL,
+        (tenant) => this.invalidate(tenant),
+        (err) => this.listenerLost(err),
+      );
+      const wasDown = !this.listening;
+      this.listening = true;
+      this.reconnectDelayMs = 100;
+      this.metrics?.set('gateway_catalog_listener_up', 1);
+      // Anything may have changed while nobody was listening.
+      if (wasDown) this.invalidate('*');
+    } catch (err) {
+      this.listenerLost(err);
+    }
+  }
+
+  private listenerLost(err: unknown): void {
+    if (this.stopped || this.reconnectTimer) return;
+    if (this.listening)
+      this.logger.warn(
+        `LISTEN connection lost (${err instanceof Error ? err.message : String(err)}); reconnecting`,
+      );
+    this.listening = false;
+    this.metrics?.set('gateway_catalog_listener_up', 0);
+    void this.unlisten?.();
+    this.unlisten = undefined;
+    const delay = this.reconnectDelayMs;
+    this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, 5000);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.startListening();
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+}
