@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from './database';
 import { Mutex } from './mutex';
@@ -32,6 +32,8 @@ export interface DatabaseHandle {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Kysely<DB>;
   withSession<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
+  /** true when the database answers `SELECT 1` within the time given */
+  ping(timeoutMs: number): Promise<boolean>;
   /** LISTEN on a dedicated connection; `onError` fires when that connection is lost. */
   listen(
     channel: string,
@@ -39,6 +41,16 @@ export interface DatabaseHandle {
     onError: (err: Error) => void,
   ): Promise<Unlisten>;
   close(): Promise<void>;
+}
+
+function ping(db: Kysely<DB>, timeoutMs: number): Promise<boolean> {
+  return Promise.race([
+    sql`SELECT 1`.execute(db).then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
+  ]);
 }
 
 const pgTypes = {
@@ -80,6 +92,7 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
         client.release(broken);
       }
     },
+    ping: (timeoutMs) => ping(db, timeoutMs),
     async listen(channel, onNotify, onError) {
       const client = new pg.Client({ connectionString: url, application_name: 'gateway-listener' });
       client.on('notification', (msg) => {
@@ -119,6 +132,7 @@ export async function openPGlite(dataDir: string | undefined): Promise<DatabaseH
         }),
       );
     },
+    ping: (timeoutMs) => ping(db, timeoutMs),
     async listen(channel, onNotify) {
       return pglite.listen(channel, onNotify);
     },

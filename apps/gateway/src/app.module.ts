@@ -3,6 +3,7 @@ import { RegistryModule } from '@app/registry';
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
+import { AdminReportsController } from './admin/admin-reports.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { TokenVerifier } from './auth/token-verifier';
 import { gatewayConfig, validateEnvironment } from './config/gateway.config';
@@ -24,7 +25,7 @@ import { ToolsController } from './tools/tools.controller';
     RegistryModule,
     MetaToolModule,
   ],
-  controllers: [ToolsController, AccessController, HealthController],
+  controllers: [ToolsController, AccessController, AdminReportsController, HealthController],
   providers: [TokenVerifier, AuthGuard, { provide: APP_FILTER, useClass: DomainExceptionFilter }],
 })
 export class AppModule {}

@@ -69,6 +69,10 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     this.options = options ?? DEFAULT_REGISTRY_OPTIONS;
     metrics?.describe('gateway_catalog_builds_total', 'tenant catalogs built, by source');
     metrics?.describe('gateway_catalog_listener_up', '1 while the LISTEN connection is up');
+    metrics?.describe(
+      'gateway_catalog_stale_serves_total',
+      'lists served from memory while Postgres was unreachable',
+    );
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -98,7 +102,23 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   async catalog(tenantId: string, options: { verify?: boolean } = {}): Promise<TenantCatalog> {
     const state = this.states.get(tenantId);
     if (state && !options.verify && this.trusted(state)) return state.catalog;
-    const version = await this.repository.catalogVersion(tenantId);
+    let version: number | undefined;
+    try {
+      version = await this.repository.catalogVersion(tenantId);
+    } catch (err) {
+      // Postgres is unreachable: the last catalog built here still answers lists.
+      if (state) {
+        this.metrics?.inc('gateway_catalog_stale_serves_total');
+        return state.catalog;
+      }
+      this.logger.warn(
+        `catalog version of ${tenantId} unreadable: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      throw new RegistryError(
+        'DATABASE_UNAVAILABLE',
+        'the catalog database is unavailable; try again shortly',
+      );
+    }
     if (version === undefined) throw tenantMissing();
     if (state && state.version === version) {
       state.checkedAt = Date.now();

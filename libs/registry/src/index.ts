@@ -8,6 +8,7 @@ export * from './errors';
 export * from './metrics';
 export * from './principal';
 export * from './registry.module';
+export * from './report-admin.service';
 export * from './report-executor';
 export * from './served-tool';
 export * from './shared-cache';

@@ -4,31 +4,24 @@ import { BuiltinTools } from './builtin-tools';
 import { CatalogStore } from './catalog-store';
 import { CatalogService } from './catalog.service';
 import { Metrics } from './metrics';
-import { SharedCache } from './shared-cache';
+import { ReportAdminService } from './report-admin.service';
 import { ReportExecutor } from './report-executor';
+import { SharedCache } from './shared-cache';
 import { ToolCallService } from './tool-calls.service';
 
-/** The catalog and the executor. DATABASE and REGISTRY_OPTIONS come from a global module. */
-@Module({
-  providers: [
-    AccessExplainer,
-    BuiltinTools,
-    CatalogStore,
-    Metrics,
-    SharedCache,
-    CatalogService,
-    ReportExecutor,
-    ToolCallService,
-  ],
-  exports: [
-    AccessExplainer,
-    BuiltinTools,
-    CatalogStore,
-    Metrics,
-    SharedCache,
-    CatalogService,
-    ReportExecutor,
-    ToolCallService,
-  ],
-})
+const SERVICES = [
+  AccessExplainer,
+  BuiltinTools,
+  CatalogService,
+  CatalogStore,
+  Metrics,
+  ReportAdminService,
+  ReportExecutor,
+  SharedCache,
+  ToolCallService,
+];
+
+/** The catalog, its caches, access, admin writes and the executor. DATABASE, REDIS and
+ * REGISTRY_OPTIONS come from a global module of the app. */
+@Module({ providers: SERVICES, exports: SERVICES })
 export class RegistryModule {}

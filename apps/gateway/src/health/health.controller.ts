@@ -1,14 +1,17 @@
 import type { DatabaseHandle } from '@app/db';
-import { DATABASE } from '@app/registry';
+import { CatalogStore, DATABASE, Metrics } from '@app/registry';
 import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { sql } from 'kysely';
 
 @ApiTags('health')
 @Controller()
 export class HealthController {
-  constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
+  constructor(
+    @Inject(DATABASE) private readonly database: DatabaseHandle,
+    private readonly metrics: Metrics,
+    private readonly store: CatalogStore,
+  ) {}
 
   @Get('healthz')
   @HttpCode(200)
@@ -19,15 +22,16 @@ export class HealthController {
   /** Ready when the database answers within a second. */
   @Get('readyz')
   async ready(@Res() reply: FastifyReply): Promise<void> {
-    const ok = await Promise.race([
-      sql`SELECT 1`.execute(this.database.db).then(
-        () => true,
-        () => false,
-      ),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000).unref()),
-    ]);
-    await reply
-      .status(ok ? 200 : 503)
-      .send({ status: ok ? 'ready' : 'not ready', database: ok ? 'up' : 'unreachable' });
+    const ok = await this.database.ping(1000);
+    await reply.status(ok ? 200 : 503).send({
+      status: ok ? 'ready' : 'not ready',
+      database: ok ? 'up' : 'unreachable',
+      catalog_listener: this.store.isListening ? 'up' : 'reconnecting',
+    });
+  }
+
+  @Get('metrics')
+  async metricsText(@Res() reply: FastifyReply): Promise<void> {
+    await reply.header('content-type', 'text/plain; version=0.0.4').send(this.metrics.render());
   }
 }

@@ -1,0 +1,150 @@
+import type { DatabaseHandle } from '@app/db';
+import { parseReportDocument, ReportTool, TemplateError, toReportDocument } from '@app/templates';
+import type { ReportDocument, ReportMetadata, TemplateProblem } from '@app/templates';
+import { Inject, Injectable } from '@nestjs/common';
+import { CatalogRepository } from './catalog.repository';
+import { CatalogStore } from './catalog-store';
+import { RegistryError } from './errors';
+import type { Principal } from './principal';
+import { ReportRepository } from './report.repository';
+import type { ReportServingStatus, TenantCatalog } from './tenant-catalog';
+import { templateProblems } from './template-check';
+import { DATABASE } from './tokens';
+
+export interface ReportStatusView {
+  served: boolean;
+  reason?: string;
+  problems?: TemplateProblem[];
+  version: number;
+  updated_at: string;
+}
+
+export interface AdminReportView {
+  report: ReportDocument;
+  status: ReportStatusView;
+}
+
+/**
+ * Onboarding and removal of reports through the API, for admins of the caller's tenant.
+ * A write is judged exactly as the registry judges a report inserted by SQL (metadata
+ * rules, parameter binding, SQL guard) and refused whole, with every reason, if it fails.
+ */
+@Injectable()
+export class ReportAdminService {
+  private readonly reports: ReportRepository;
+  private readonly catalogRows: CatalogRepository;
+
+  constructor(
+    @Inject(DATABASE) database: DatabaseHandle,
+    private readonly store: CatalogStore,
+  ) {
+    this.reports = new ReportRepository(database);
+    this.catalogRows = new CatalogRepository(database);
+  }
+
+  async list(
+    admin: Principal,
+  ): Promise<Array<{ id: string; name: string; category: string } & ReportStatusView>> {
+    const catalog = await this.adminCatalog(admin);
+    const stored = await this.catalogRows.loadReports(admin.tenantId);
+    return stored.map((s) => ({
+      id: s.metadata.id,
+      name: s.metadata.name,
+      category: s.metadata.category,
+      ...statusView(catalog, s.metadata, s.updatedAt),
+    }));
+  }
+
+  async get(admin: Principal, id: string): Promise<AdminReportView> {
+    const catalog = await this.adminCatalog(admin);
+    const stored = (await this.catalogRows.loadReports(admin.tenantId)).find(
+      (s) => s.metadata.id === id,
+    );
+    if (!stored) throw new RegistryError('REPORT_NOT_FOUND', `no report "${id}" in your tenant`);
+    return {
+      report: toReportDocument(stored.metadata, stored.status),
+      status: statusView(catalog, stored.metadata, stored.updatedAt),
+    };
+  }
+
+  async put(
+    admin: Principal,
+    id: string,
+    document: unknown,
+  ): Promise<AdminReportView & { created: boolean }> {
+    const catalog = await this.adminCatalog(admin);
+    const parsed = parseReportDocument(admin.tenantId, id, document);
+    if (!parsed.ok) throw invalid(parsed.problems);
+    const problems = this.judge(parsed.metadata, catalog);
+    if (problems.length > 0) throw invalid(problems);
+    const created = await this.reports.upsert(admin.tenantId, parsed.metadata, parsed.status);
+    return { created, ...(await this.get(admin, id)) };
+  }
+
+  async delete(admin: Principal, id: string): Promise<void> {
+    await this.adminCatalog(admin);
+    if (!(await this.reports.delete(admin.tenantId, id)))
+      throw new RegistryError('REPORT_NOT_FOUND', `no report "${id}" in your tenant`);
+  }
+
+  async setStatus(
+    admin: Principal,
+    id: string,
+    status: 'active' | 'disabled',
+  ): Promise<AdminReportView> {
+    await this.adminCatalog(admin);
+    if (!(await this.reports.setStatus(admin.tenantId, id, status)))
+      throw new RegistryError('REPORT_NOT_FOUND', `no report "${id}" in your tenant`);
+    return this.get(admin, id);
+  }
+
+  private judge(metadata: ReportMetadata, catalog: TenantCatalog): TemplateProblem[] {
+    try {
+      new ReportTool(metadata);
+    } catch (err) {
+      if (err instanceof TemplateError) return err.problems;
+      throw err;
+    }
+    return templateProblems(metadata, catalog.tenant);
+  }
+
+  /** The caller's tenant, fresh from Postgres, once the caller is known to be its admin. */
+  private async adminCatalog(admin: Principal): Promise<TenantCatalog> {
+    const catalog = await this.store.catalog(admin.tenantId, { verify: true });
+    if (!catalog.access.isAdmin(catalog.access.effectiveRoles(admin))) {
+      throw new RegistryError('FORBIDDEN', 'the admin API needs an admin role of your tenant');
+    }
+    return catalog;
+  }
+}
+
+function invalid(problems: TemplateProblem[]): RegistryError {
+  return new RegistryError(
+    'INVALID_REPORT',
+    `the report was not saved: ${problems.map((p) => p.message).join('; ')}`,
+    { problems },
+  );
+}
+
+function statusView(
+  catalog: TenantCatalog,
+  metadata: ReportMetadata,
+  updatedAt: string,
+): ReportStatusView {
+  // A write may be newer than the catalog this instance holds; say "pending" rather than guess.
+  const status: ReportServingStatus | undefined =
+    catalog.reportVersion(metadata.id) === metadata.version
+      ? catalog.statuses.get(metadata.id)
+      : undefined;
+  const base = { version: metadata.version, updated_at: updatedAt };
+  if (!status)
+    return { served: false, reason: 'not loaded yet; read it again in a moment', ...base };
+  return status.served
+    ? { served: true, ...base }
+    : {
+        served: false,
+        reason: status.reason,
+        ...(status.problems ? { problems: status.problems } : {}),
+        ...base,
+      };
+}
