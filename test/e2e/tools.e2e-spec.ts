@@ -212,7 +212,10 @@ describe('REST tools API (e2e, real Postgres)', () => {
 
   it('reports health and readiness, and serves the OpenAPI document', async () => {
     expect((await gw.request('/healthz')).status).toBe(200);
-    expect(await (await gw.request('/readyz')).json()).toMatchObject({ status: 'ready', database: 'up' });
+    expect(await (await gw.request('/readyz')).json()).toMatchObject({
+      status: 'ready',
+      database: 'up',
+    });
     const doc = (await (await gw.request('/docs/json')).json()) as {
       paths: Record<string, unknown>;
     };

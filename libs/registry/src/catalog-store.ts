@@ -62,14 +62,14 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   constructor(
     @Inject(DATABASE) private readonly database: DatabaseHandle,
     @Optional() @Inject(REGISTRY_OPTIONS) options: RegistryOptions | null = null,
-    @Optional() private readonly shared: SharedCache | null = null,
-    @Optional() private readonly metrics: Metrics | null = null,
+    private readonly shared: SharedCache,
+    private readonly metrics: Metrics,
   ) {
     this.repository = new CatalogRepository(database);
     this.options = options ?? DEFAULT_REGISTRY_OPTIONS;
-    metrics?.describe('gateway_catalog_builds_total', 'tenant catalogs built, by source');
-    metrics?.describe('gateway_catalog_listener_up', '1 while the LISTEN connection is up');
-    metrics?.describe(
+    metrics.describe('gateway_catalog_builds_total', 'tenant catalogs built, by source');
+    metrics.describe('gateway_catalog_listener_up', '1 while the LISTEN connection is up');
+    metrics.describe(
       'gateway_catalog_stale_serves_total',
       'lists served from memory while Postgres was unreachable',
     );
@@ -108,7 +108,7 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     } catch (err) {
       // Postgres is unreachable: the last catalog built here still answers lists.
       if (state) {
-        this.metrics?.inc('gateway_catalog_stale_serves_total');
+        this.metrics.inc('gateway_catalog_stale_serves_total');
         return state.catalog;
       }
       this.logger.warn(
@@ -155,17 +155,17 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
 
   private async load(tenantId: string, version: number): Promise<TenantCatalog> {
     const l2Key = `catalog:${tenantId}:v${version}`;
-    const cached = await this.shared?.get(l2Key);
+    const cached = await this.shared.get(l2Key);
     let snapshot: CatalogSnapshot;
     if (cached) {
       snapshot = JSON.parse(cached) as CatalogSnapshot;
-      this.metrics?.inc('gateway_catalog_builds_total', { source: 'redis' });
+      this.metrics.inc('gateway_catalog_builds_total', { source: 'redis' });
     } else {
       snapshot = await this.readPostgres(tenantId);
-      this.metrics?.inc('gateway_catalog_builds_total', { source: 'postgres' });
+      this.metrics.inc('gateway_catalog_builds_total', { source: 'postgres' });
       // Only a snapshot whose version is the one asked for may be stored under it.
       if (snapshot.tenant.catalogVersion === version) {
-        void this.shared?.set(l2Key, JSON.stringify(snapshot), this.options.cacheTtlSeconds);
+        void this.shared.set(l2Key, JSON.stringify(snapshot), this.options.cacheTtlSeconds);
       }
     }
     return this.assemble(snapshot);
@@ -232,7 +232,7 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
       const wasDown = !this.listening;
       this.listening = true;
       this.reconnectDelayMs = 100;
-      this.metrics?.set('gateway_catalog_listener_up', 1);
+      this.metrics.set('gateway_catalog_listener_up', 1);
       // Anything may have changed while nobody was listening.
       if (wasDown) this.invalidate('*');
     } catch (err) {
@@ -247,7 +247,7 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
         `LISTEN connection lost (${err instanceof Error ? err.message : String(err)}); reconnecting`,
       );
     this.listening = false;
-    this.metrics?.set('gateway_catalog_listener_up', 0);
+    this.metrics.set('gateway_catalog_listener_up', 0);
     void this.unlisten?.();
     this.unlisten = undefined;
     const delay = this.reconnectDelayMs;

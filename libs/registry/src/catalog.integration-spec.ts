@@ -3,9 +3,8 @@ import { Logger } from '@nestjs/common';
 import { sql } from 'kysely';
 import { createTestDatabase } from '../../../test/support/test-database';
 import type { TestDatabase } from '../../../test/support/test-database';
-import { CatalogStore } from './catalog-store';
-import { CatalogService } from './catalog.service';
-import { DEFAULT_REGISTRY_OPTIONS } from './tokens';
+import type { CatalogService } from './catalog.service';
+import { standaloneCatalog } from './testing';
 import type { Principal } from './principal';
 
 const admin: Principal = { tenantId: 'acme', userId: 'root', roles: ['admin'], claims: {} };
@@ -17,9 +16,7 @@ describe('CatalogService on real Postgres', () => {
   beforeAll(async () => {
     await initSqlParser();
     db = await createTestDatabase();
-    catalog = new CatalogService(
-      new CatalogStore(db.handle, { ...DEFAULT_REGISTRY_OPTIONS, staleAfterMs: 0 }),
-    );
+    catalog = standaloneCatalog(db.handle, { staleAfterMs: 0 });
   });
   afterAll(() => db.drop());
 

@@ -40,13 +40,13 @@ export class CatalogService {
 
   constructor(
     readonly store: CatalogStore,
-    private readonly builtins: BuiltinTools = new BuiltinTools(),
-    @Optional() private readonly shared: SharedCache | null = null,
-    @Optional() private readonly metrics: Metrics | null = null,
+    private readonly builtins: BuiltinTools,
+    private readonly shared: SharedCache,
+    private readonly metrics: Metrics,
     @Optional() @Inject(REGISTRY_OPTIONS) options: RegistryOptions | null = null,
   ) {
     this.options = options ?? DEFAULT_REGISTRY_OPTIONS;
-    metrics?.describe(
+    metrics.describe(
       'gateway_list_requests_total',
       'tool list requests, by cache level that answered',
     );
@@ -118,7 +118,7 @@ export class CatalogService {
     const cacheKey = `${key}:${format}`;
     const body = this.lists.get(cacheKey);
     if (body !== undefined) {
-      this.metrics?.inc('gateway_list_requests_total', { level: 'l1' });
+      this.metrics.inc('gateway_list_requests_total', { level: 'l1' });
       return { body, key };
     }
     let pending = this.pendingLists.get(cacheKey);
@@ -138,14 +138,14 @@ export class CatalogService {
     cacheKey: string,
   ): Promise<string> {
     const l2Key = `list:${cacheKey}`;
-    let body = await this.shared?.get(l2Key);
+    let body = await this.shared.get(l2Key);
     if (body !== undefined) {
-      this.metrics?.inc('gateway_list_requests_total', { level: 'l2' });
+      this.metrics.inc('gateway_list_requests_total', { level: 'l2' });
     } else {
       const visible = await this.visibleSet(principal, context);
       body = JSON.stringify({ tools: visible.tools.map((t) => formatTool(t.definition, format)) });
-      this.metrics?.inc('gateway_list_requests_total', { level: 'build' });
-      void this.shared?.set(l2Key, body, this.options.cacheTtlSeconds);
+      this.metrics.inc('gateway_list_requests_total', { level: 'build' });
+      void this.shared.set(l2Key, body, this.options.cacheTtlSeconds);
     }
     this.lists.set(cacheKey, body);
     return body;

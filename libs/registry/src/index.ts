@@ -14,5 +14,6 @@ export * from './served-tool';
 export * from './shared-cache';
 export * from './template-check';
 export * from './tenant-catalog';
+export * from './testing';
 export * from './tokens';
 export * from './tool-calls.service';

@@ -1,8 +1,8 @@
 import { initSqlParser, pagedQuery, ReportTool } from '@app/templates';
 import { createTestDatabase } from '../../../test/support/test-database';
 import type { TestDatabase } from '../../../test/support/test-database';
-import { CatalogStore } from './catalog-store';
-import { CatalogService } from './catalog.service';
+import type { CatalogService } from './catalog.service';
+import { standaloneCatalog } from './testing';
 import { DEFAULT_REGISTRY_OPTIONS } from './tokens';
 import type { Principal } from './principal';
 import { ReportExecutor } from './report-executor';
@@ -25,9 +25,7 @@ describe('ReportExecutor on real Postgres', () => {
   beforeAll(async () => {
     await initSqlParser();
     db = await createTestDatabase();
-    catalog = new CatalogService(
-      new CatalogStore(db.handle, { ...DEFAULT_REGISTRY_OPTIONS, staleAfterMs: 0 }),
-    );
+    catalog = standaloneCatalog(db.handle, { staleAfterMs: 0 });
     executor = new ReportExecutor(db.handle, {
       ...DEFAULT_REGISTRY_OPTIONS,
       statementTimeoutMs: 500,

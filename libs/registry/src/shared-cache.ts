@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { Metrics } from './metrics';
@@ -16,7 +16,7 @@ export class SharedCache implements OnModuleDestroy {
 
   constructor(
     private readonly metrics: Metrics,
-    @Optional() @Inject(REDIS) private readonly redis: Redis | null = null,
+    @Inject(REDIS) private readonly redis: Redis | null,
   ) {
     metrics.describe('gateway_l2_errors_total', 'Redis (L2) operations that failed');
     metrics.describe('gateway_l2_hits_total', 'L2 reads that found a value');
