@@ -31,7 +31,8 @@ export class PrivateRedis {
 
   async stop(): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGKILL');

@@ -4,6 +4,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { AccessPolicy } from './access-policy';
+import { CatalogFreshness } from './catalog-freshness';
 import { CatalogRepository } from './catalog.repository';
 import type { AccessRecords, StoredReport, TenantRecord } from './catalog.repository';
 import { RegistryError } from './errors';
@@ -46,6 +47,7 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly logger = new Logger('CatalogStore');
   private readonly repository: CatalogRepository;
   private readonly options: RegistryOptions;
+  private readonly freshness: CatalogFreshness;
   private readonly states = new Map<string, TenantState>();
   private readonly building = new Map<string, Promise<TenantCatalog>>();
   /** bumped by every change notice, so a build that raced one is not kept */
@@ -53,7 +55,6 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly rendered = new LRUCache<string, AdmittedReport>({ max: 200_000 });
   private readonly changeListeners = new Set<CatalogChangeListener>();
   private readonly loggedInvalid = new Set<string>();
-  private listening = false;
   private unlisten?: Unlisten;
   private reconnectTimer?: NodeJS.Timeout;
   private reconnectDelayMs = 100;
@@ -67,6 +68,7 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   ) {
     this.repository = new CatalogRepository(database);
     this.options = options ?? DEFAULT_REGISTRY_OPTIONS;
+    this.freshness = new CatalogFreshness(this.options.staleAfterMs);
     metrics.describe('gateway_catalog_builds_total', 'tenant catalogs built, by source');
     metrics.describe('gateway_catalog_listener_up', '1 while the LISTEN connection is up');
     metrics.describe(
@@ -92,7 +94,7 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   get isListening(): boolean {
-    return this.listening;
+    return this.freshness.listening;
   }
 
   /**
@@ -133,7 +135,7 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private trusted(state: TenantState): boolean {
-    return this.listening || Date.now() - state.checkedAt < this.options.staleAfterMs;
+    return this.freshness.trusted(state.checkedAt);
   }
 
   private build(tenantId: string, version: number): Promise<TenantCatalog> {
@@ -229,8 +231,8 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
         (tenant) => this.invalidate(tenant),
         (err) => this.listenerLost(err),
       );
-      const wasDown = !this.listening;
-      this.listening = true;
+      const wasDown = !this.freshness.listening;
+      this.freshness.listening = true;
       this.reconnectDelayMs = 100;
       this.metrics.set('gateway_catalog_listener_up', 1);
       // Anything may have changed while nobody was listening.
@@ -242,11 +244,11 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
 
   private listenerLost(err: unknown): void {
     if (this.stopped || this.reconnectTimer) return;
-    if (this.listening)
+    if (this.freshness.listening)
       this.logger.warn(
         `LISTEN connection lost (${err instanceof Error ? err.message : String(err)}); reconnecting`,
       );
-    this.listening = false;
+    this.freshness.listening = false;
     this.metrics.set('gateway_catalog_listener_up', 0);
     void this.unlisten?.();
     this.unlisten = undefined;

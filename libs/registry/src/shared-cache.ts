@@ -33,7 +33,11 @@ export class SharedCache implements OnModuleDestroy {
   }
 
   async get(key: string): Promise<string | undefined> {
-    if (!this.redis || this.redis.status !== 'ready') return this.miss();
+    if (!this.redis) return this.miss();
+    if (this.redis.status !== 'ready') {
+      this.failed(new Error(`the Redis connection is ${this.redis.status}`));
+      return this.miss();
+    }
     try {
       const value = await this.redis.get(key);
       if (value === null) return this.miss();
@@ -46,7 +50,11 @@ export class SharedCache implements OnModuleDestroy {
   }
 
   async set(key: string, value: string, ttlSeconds: number): Promise<void> {
-    if (!this.redis || this.redis.status !== 'ready') return;
+    if (!this.redis) return;
+    if (this.redis.status !== 'ready') {
+      this.failed(new Error(`the Redis connection is ${this.redis.status}`));
+      return;
+    }
     try {
       await this.redis.set(key, value, 'EX', ttlSeconds);
     } catch (err) {
