@@ -4,11 +4,11 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
 import { AdminReportsController } from './admin/admin-reports.controller';
-import { AuthGuard } from './auth/auth.guard';
-import { TokenVerifier } from './auth/token-verifier';
+import { AuthModule } from './auth/auth.module';
 import { gatewayConfig, validateEnvironment } from './config/gateway.config';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
+import { McpModule } from './mcp/mcp.module';
 import { DomainExceptionFilter } from './http/domain-exception.filter';
 import { AccessController } from './tools/access.controller';
 import { ToolsController } from './tools/tools.controller';
@@ -22,10 +22,12 @@ import { ToolsController } from './tools/tools.controller';
       validate: validateEnvironment,
     }),
     DatabaseModule,
+    AuthModule,
     RegistryModule,
     MetaToolModule,
+    McpModule,
   ],
   controllers: [ToolsController, AccessController, AdminReportsController, HealthController],
-  providers: [TokenVerifier, AuthGuard, { provide: APP_FILTER, useClass: DomainExceptionFilter }],
+  providers: [{ provide: APP_FILTER, useClass: DomainExceptionFilter }],
 })
 export class AppModule {}

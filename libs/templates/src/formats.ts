@@ -12,6 +12,8 @@ export interface ToolDefinition {
   name: string;
   description: string;
   inputSchema: JsonSchema;
+  /** shape of the structured result, where the protocol has a place for it (MCP) */
+  outputSchema?: JsonSchema;
   readOnly: boolean;
 }
 
@@ -29,7 +31,11 @@ export function formatTool(tool: ToolDefinition, format: ToolFormat): object {
         name: tool.name,
         description: tool.description,
         inputSchema: tool.inputSchema,
-        annotations: { readOnlyHint: tool.readOnly },
+        ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+        annotations: {
+          readOnlyHint: tool.readOnly,
+          ...(tool.readOnly ? { destructiveHint: false, idempotentHint: true } : {}),
+        },
       };
   }
 }

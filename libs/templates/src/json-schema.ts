@@ -69,6 +69,26 @@ function filterValueSchema(filter: ReportFilter): JsonSchema {
   }
 }
 
+/** The structured result of every report tool: columns, rows of the page, paging. */
+export const REPORT_RESULT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    columns: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, type: { type: 'string' } },
+        required: ['name', 'type'],
+      },
+    },
+    rows: { type: 'array', items: { type: 'object' } },
+    page: { type: 'integer', minimum: 1 },
+    page_size: { type: 'integer', minimum: 1 },
+    has_more: { type: 'boolean' },
+  },
+  required: ['columns', 'rows', 'page', 'page_size', 'has_more'],
+};
+
 /** JSON Schema of a report tool's arguments: one property per filter plus paging. */
 export function argumentsSchema(filters: readonly ReportFilter[]): JsonSchema {
   const properties: Record<string, JsonSchema> = {};

@@ -160,7 +160,10 @@ describe('formats', () => {
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputSchema,
-      annotations: { readOnlyHint: true },
+      outputSchema: expect.objectContaining({
+        required: ['columns', 'rows', 'page', 'page_size', 'has_more'],
+      }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     });
   });
 });

@@ -5,7 +5,7 @@ import { TemplateError } from './errors';
 import type { ToolDefinition } from './formats';
 import type { Identity } from './identity';
 import { identityValue, isIdentityParam } from './identity';
-import { argumentsSchema } from './json-schema';
+import { argumentsSchema, REPORT_RESULT_SCHEMA } from './json-schema';
 import type { ReportMetadata } from './report';
 import { TOOL_NAME_PREFIX } from './report';
 import { reportProblems } from './report-validation';
@@ -33,6 +33,7 @@ export class ReportTool {
       name: reportToolName(report.id),
       description: toolDescription(report),
       inputSchema: argumentsSchema(report.filters),
+      outputSchema: REPORT_RESULT_SCHEMA,
       readOnly: true,
     };
   }

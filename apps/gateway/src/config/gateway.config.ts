@@ -25,6 +25,12 @@ export interface GatewaySettings {
     statementTimeoutMs: number;
     maxResultBytes: number;
   };
+  mcp: {
+    sessionIdleMs: number;
+    maxSessionsPerUser: number;
+    /** browser origins allowed to call /mcp (requests without Origin are not browsers) */
+    allowedOrigins: string[];
+  };
   cache: {
     /** TTL of Redis (L2) entries */
     ttlSeconds: number;
@@ -68,6 +74,30 @@ function keyPrefix(env: Env): string {
     throw new ConfigError(`REDIS_KEY_PREFIX must be 1-64 letters, digits, _ . or -; got "${raw}"`);
   }
   return raw;
+}
+
+function origins(env: Env): string[] {
+  const raw = env.MCP_ALLOWED_ORIGINS ?? 'http://localhost:6274,http://127.0.0.1:6274';
+  const list = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const origin of list) {
+    let parsed: URL;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      throw new ConfigError(
+        `MCP_ALLOWED_ORIGINS entries must be origins like http://localhost:6274; got "${origin}"`,
+      );
+    }
+    if (parsed.origin !== origin) {
+      throw new ConfigError(
+        `MCP_ALLOWED_ORIGINS entries must be bare origins (scheme://host[:port]); got "${origin}"`,
+      );
+    }
+  }
+  return list;
 }
 
 function nodeEnv(env: Env): GatewaySettings['nodeEnv'] {
@@ -121,6 +151,11 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
     reports: {
       statementTimeoutMs: integer(env, 'REPORT_STATEMENT_TIMEOUT_MS', 5000, 100, 300_000),
       maxResultBytes: integer(env, 'REPORT_MAX_RESULT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    },
+    mcp: {
+      sessionIdleMs: integer(env, 'MCP_SESSION_IDLE_MS', 30 * 60_000, 1000, 24 * 3600_000),
+      maxSessionsPerUser: integer(env, 'MCP_MAX_SESSIONS_PER_USER', 10, 1, 1000),
+      allowedOrigins: origins(env),
     },
     cache: {
       ttlSeconds: integer(env, 'CACHE_TTL_SECONDS', 1800, 1, 7 * 24 * 3600),

@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import { CatalogService, RegistryError, ToolCallService } from '@app/registry';
+import type { Principal, ToolCallOutcome } from '@app/registry';
+import { formatTool } from '@app/templates';
+import { Injectable } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+
+/** Who a session serves; the principal is refreshed from each request's token. */
+export interface SessionIdentity {
+  principal: Principal;
+  context: string | undefined;
+}
+
+const TEXT_LIMIT = 8000;
+
+/**
+ * One MCP `Server` per session, answering tools/list and tools/call through the same
+ * catalog, access filter and executor as the REST API.
+ */
+@Injectable()
+export class McpServerFactory {
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly calls: ToolCallService,
+  ) {}
+
+  create(identity: SessionIdentity, onListed: (fingerprint: string) => void): Server {
+    const server = new Server(
+      { name: 'report-tool-gateway', version: '0.1.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      const { tools, fingerprint } = await this.list(identity);
+      onListed(fingerprint);
+      return { tools };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      try {
+        const outcome = await this.calls.call(
+          identity.principal,
+          request.params.name,
+          request.params.arguments ?? {},
+        );
+        return toCallResult(outcome);
+      } catch (err) {
+        if (err instanceof RegistryError && err.code === 'TOOL_NOT_FOUND')
+          throw new McpError(ErrorCode.InvalidParams, err.message);
+        if (err instanceof RegistryError) throw new McpError(ErrorCode.InternalError, err.message);
+        throw new McpError(ErrorCode.InternalError, 'internal error; the call was not completed');
+      }
+    });
+    return server;
+  }
+
+  /** The session's tools in MCP shape, and a fingerprint that changes when any of them does. */
+  async list(identity: SessionIdentity): Promise<{ tools: Tool[]; fingerprint: string }> {
+    const visible = await this.catalog.visibleSet(identity.principal, identity.context);
+    const tools = visible.tools.map((t) => formatTool(t.definition, 'mcp') as Tool);
+    const fingerprint = createHash('sha256').update(JSON.stringify(tools)).digest('base64url');
+    return { tools, fingerprint };
+  }
+}
+
+function toCallResult(outcome: ToolCallOutcome): CallToolResult {
+  if (outcome.is_error) {
+    return { isError: true, content: [{ type: 'text', text: outcome.error.message }] };
+  }
+  const { result } = outcome;
+  const rows = JSON.stringify(result.rows);
+  const summary = `${result.rows.length} row(s), page ${result.page}${result.has_more ? ', more pages available (ask for the next page)' : ', no more pages'}. Columns: ${result.columns.map((c) => c.name).join(', ')}. Rows: ${rows.length > TEXT_LIMIT ? `${rows.slice(0, TEXT_LIMIT)}… (cut; the structured result has every row)` : rows}`;
+  return { content: [{ type: 'text', text: summary }], structuredContent: { ...result } };
+}

@@ -1,0 +1,89 @@
+import type { Principal } from '@app/registry';
+import { CatalogService } from '@app/registry';
+import { All, Controller, Inject, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
+import { gatewayConfig } from '../config/gateway.config';
+import type { GatewayConfig } from '../config/gateway.config';
+import { McpSessions, ownerOf, TooManySessionsError } from './mcp-sessions.service';
+
+async function rpcError(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  message: string,
+): Promise<void> {
+  await reply
+    .status(status)
+    .header('content-type', 'application/json')
+    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/**
+ * MCP over Streamable HTTP at /mcp: POST (requests), GET (the notification stream),
+ * DELETE (end the session). Same bearer token as REST; a session belongs to its opener.
+ */
+@ApiTags('mcp')
+@ApiBearerAuth()
+@UseGuards(AuthGuard)
+@Controller('mcp')
+export class McpController {
+  constructor(
+    private readonly sessions: McpSessions,
+    private readonly catalog: CatalogService,
+    @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
+  ) {}
+
+  @All()
+  @ApiExcludeEndpoint()
+  async handle(
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const origin = request.headers.origin;
+    if (origin !== undefined && !this.config.mcp.allowedOrigins.includes(origin)) {
+      return rpcError(
+        reply,
+        403,
+        -32600,
+        `origin ${origin} is not allowed; add it to MCP_ALLOWED_ORIGINS`,
+      );
+    }
+    const sessionId = request.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = this.sessions.get(sessionId);
+      if (!session) return rpcError(reply, 404, -32001, 'session not found; initialize a new one');
+      if (session.owner !== ownerOf(principal))
+        return rpcError(reply, 403, -32600, 'this session belongs to another user');
+      session.identity.principal = principal;
+      reply.hijack();
+      await session.transport.handleRequest(request.raw, reply.raw, request.body);
+      return;
+    }
+    if (request.method !== 'POST' || !isInitializeRequest(request.body)) {
+      return rpcError(
+        reply,
+        400,
+        -32000,
+        'no valid session: send an initialize request first, then the Mcp-Session-Id it returns',
+      );
+    }
+    const query = request.query as { context?: string };
+    const header = request.headers['x-business-context'];
+    const context = query.context || (typeof header === 'string' && header) || undefined;
+    // An unknown context is refused now (400 listing the valid ones), not on the first list.
+    await this.catalog.visibleSet(principal, context);
+    let transport;
+    try {
+      transport = await this.sessions.open({ principal, context });
+    } catch (err) {
+      if (err instanceof TooManySessionsError) return rpcError(reply, 429, -32000, err.message);
+      throw err;
+    }
+    reply.hijack();
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+}

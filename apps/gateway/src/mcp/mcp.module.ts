@@ -1,0 +1,13 @@
+import { RegistryModule } from '@app/registry';
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { McpServerFactory } from './mcp-server.factory';
+import { McpSessions } from './mcp-sessions.service';
+import { McpController } from './mcp.controller';
+
+@Module({
+  imports: [RegistryModule, AuthModule],
+  controllers: [McpController],
+  providers: [McpServerFactory, McpSessions],
+})
+export class McpModule {}
