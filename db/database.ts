@@ -107,6 +107,50 @@ export interface UserGrantsTable {
   effect: GrantEffect;
 }
 
+export type ProposalStatus = 'pending' | 'installing' | 'rejected' | 'failed' | 'installed';
+
+export interface ToolProposalsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: Generated<string>;
+  source: string;
+  sha256: string;
+  test_args: ColumnType<unknown, string | null, string | null>;
+  proposed_by: string;
+  status: Generated<ProposalStatus>;
+  reviewed_by: string | null;
+  /** why it was rejected or failed, or what the smoke call returned */
+  outcome: string | null;
+  created_at: Timestamp;
+  decided_at: string | null;
+}
+
+export interface GeneratedToolsTable {
+  tenant_id: string;
+  name: string;
+  description: string;
+  input_schema: ColumnType<unknown, string, string>;
+  source: string;
+  sha256: string;
+  proposal_id: string;
+  approved_by: string;
+  smoke_tested: boolean;
+  smoke_preview: string | null;
+  status: Generated<'active' | 'disabled'>;
+  installed_at: Timestamp;
+}
+
+export interface AuditLogTable {
+  id: Generated<string>;
+  tenant_id: string;
+  actor: string;
+  action: string;
+  subject: string;
+  detail: ColumnType<unknown, string | undefined, string>;
+  at: Timestamp;
+}
+
 export interface DB {
   tenants: TenantsTable;
   datasources: DatasourcesTable;
@@ -119,6 +163,9 @@ export interface DB {
   role_grants: RoleGrantsTable;
   user_roles: UserRolesTable;
   user_grants: UserGrantsTable;
+  tool_proposals: ToolProposalsTable;
+  generated_tools: GeneratedToolsTable;
+  audit_log: AuditLogTable;
 }
 
 export type Tenant = Selectable<TenantsTable>;

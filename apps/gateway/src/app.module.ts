@@ -4,6 +4,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
 import { AdminReportsController } from './admin/admin-reports.controller';
+import { MetaToolController } from './admin/meta-tool.controller';
 import { AuthModule } from './auth/auth.module';
 import { gatewayConfig, validateEnvironment } from './config/gateway.config';
 import { DatabaseModule } from './database/database.module';
@@ -27,7 +28,13 @@ import { ToolsController } from './tools/tools.controller';
     MetaToolModule,
     McpModule,
   ],
-  controllers: [ToolsController, AccessController, AdminReportsController, HealthController],
+  controllers: [
+    ToolsController,
+    AccessController,
+    AdminReportsController,
+    MetaToolController,
+    HealthController,
+  ],
   providers: [{ provide: APP_FILTER, useClass: DomainExceptionFilter }],
 })
 export class AppModule {}

@@ -15,6 +15,10 @@ export interface AccessSubject {
   category: string;
   /** a built-in that only holders of this role may use (e.g. tool_author); grants do not apply */
   requiredRole?: string;
+  /** holders of this role always see it; others need a grant (generated tools: tool_author) */
+  ownerRole?: string;
+  /** whether an admin role sees it without a grant (reports: yes; generated tools: no) */
+  adminSees?: boolean;
 }
 
 export interface AccessDecision {
@@ -82,7 +86,10 @@ export class AccessPolicy {
         ? { allowed: true, reason: `holds role ${subject.requiredRole}` }
         : { allowed: false, reason: `needs role ${subject.requiredRole}` };
     }
-    const admin = roles.find((r) => this.admins.has(r));
+    if (subject.ownerRole && roles.includes(subject.ownerRole)) {
+      return { allowed: true, reason: `holds role ${subject.ownerRole}` };
+    }
+    const admin = subject.adminSees === false ? undefined : roles.find((r) => this.admins.has(r));
     if (admin) return { allowed: true, reason: `role ${admin} is an admin of the tenant` };
     for (const role of roles) {
       const members = this.roleGrants.get(role);

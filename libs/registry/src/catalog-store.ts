@@ -6,7 +6,13 @@ import { LRUCache } from 'lru-cache';
 import { AccessPolicy } from './access-policy';
 import { CatalogFreshness } from './catalog-freshness';
 import { CatalogRepository } from './catalog.repository';
-import type { AccessRecords, StoredReport, TenantRecord } from './catalog.repository';
+import type {
+  AccessRecords,
+  GeneratedToolRecord,
+  StoredReport,
+  TenantRecord,
+} from './catalog.repository';
+import { GeneratedTool, generatedToolProblem } from './generated-tools';
 import { RegistryError } from './errors';
 import { Metrics } from './metrics';
 import { SharedCache } from './shared-cache';
@@ -22,6 +28,7 @@ interface CatalogSnapshot {
   tenant: TenantRecord;
   reports: StoredReport[];
   access: AccessRecords;
+  generated: GeneratedToolRecord[];
 }
 
 interface TenantState {
@@ -53,6 +60,7 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   /** bumped by every change notice, so a build that raced one is not kept */
   private readonly generations = new Map<string, number>();
   private readonly rendered = new LRUCache<string, AdmittedReport>({ max: 200_000 });
+  private readonly generatedTools = new LRUCache<string, { tool?: GeneratedTool }>({ max: 10_000 });
   private readonly changeListeners = new Set<CatalogChangeListener>();
   private readonly loggedInvalid = new Set<string>();
   private unlisten?: Unlisten;
@@ -176,14 +184,15 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   private async readPostgres(tenantId: string): Promise<CatalogSnapshot> {
     const tenant = await this.repository.findTenant(tenantId);
     if (!tenant) throw tenantMissing();
-    const [reports, access] = await Promise.all([
+    const [reports, access, generated] = await Promise.all([
       this.repository.loadReports(tenantId),
       this.repository.loadAccess(tenantId),
+      this.repository.loadGenerated(tenantId),
     ]);
-    return { tenant, reports, access };
+    return { tenant, reports, access, generated };
   }
 
-  private assemble({ tenant, reports, access }: CatalogSnapshot): TenantCatalog {
+  private assemble({ tenant, reports, access, generated }: CatalogSnapshot): TenantCatalog {
     const scope = createHash('sha256')
       .update(`${tenant.dataSchema}|${tenant.allowedTables.join(',')}`)
       .digest('base64url')
@@ -198,7 +207,30 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
       }
       return verdict;
     });
-    return new TenantCatalog(tenant, admitted, new AccessPolicy(access));
+    return new TenantCatalog(
+      tenant,
+      admitted,
+      new AccessPolicy(access),
+      this.admitGenerated(tenant.id, generated ?? []),
+    );
+  }
+
+  /** Generated tools whose source matches its sha256 and whose schema compiles; others are logged once and skipped. */
+  private admitGenerated(tenantId: string, records: GeneratedToolRecord[]): GeneratedTool[] {
+    const tools: GeneratedTool[] = [];
+    for (const record of records) {
+      const key = `${tenantId}:generated:${record.name}:${record.sha256}:${record.status}`;
+      let admitted = this.generatedTools.get(key);
+      if (admitted === undefined) {
+        const problem = generatedToolProblem(record);
+        admitted = problem ? {} : { tool: new GeneratedTool(record) };
+        this.generatedTools.set(key, admitted);
+        if (problem && problem !== 'disabled')
+          this.logger.warn(`generated tool ${tenantId}/${record.name} is skipped: ${problem}`);
+      }
+      if (admitted.tool) tools.push(admitted.tool);
+    }
+    return tools;
   }
 
   private logIfInvalid(tenantId: string, verdict: AdmittedReport): void {

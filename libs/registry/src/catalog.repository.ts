@@ -15,6 +15,18 @@ export interface StoredReport {
   updatedAt: string;
 }
 
+/** An installed generated tool (meta_tool), as stored. */
+export interface GeneratedToolRecord {
+  name: string;
+  description: string;
+  inputSchema: unknown;
+  source: string;
+  sha256: string;
+  smokeTested: boolean;
+  approvedBy: string;
+  status: 'active' | 'disabled';
+}
+
 export interface AccessRecords {
   roles: Array<{ name: string; isAdmin: boolean }>;
   userRoles: Array<{ userId: string; role: string }>;
@@ -97,6 +109,25 @@ export class CatalogRepository {
     return reports.map((r) =>
       toStoredReport(r, filtersOf.get(r.id) ?? [], fieldsOf.get(r.id) ?? []),
     );
+  }
+
+  async loadGenerated(tenantId: string): Promise<GeneratedToolRecord[]> {
+    const rows = await this.g
+      .selectFrom('generated_tools')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .orderBy('name')
+      .execute();
+    return rows.map((r) => ({
+      name: r.name,
+      description: r.description,
+      inputSchema: r.input_schema,
+      source: r.source,
+      sha256: r.sha256,
+      smokeTested: r.smoke_tested,
+      approvedBy: r.approved_by,
+      status: r.status,
+    }));
   }
 
   async loadAccess(tenantId: string): Promise<AccessRecords> {

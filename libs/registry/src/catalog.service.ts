@@ -56,19 +56,33 @@ export class CatalogService {
     return this.store.catalog(tenantId);
   }
 
-  /** Every tool of the tenant before access checks; built-ins win a name clash. */
+  /**
+   * Every tool of the tenant before access checks. Later entries win a name clash:
+   * generated tools never shadow a report, and built-ins always win.
+   */
   private candidates(catalog: TenantCatalog): ServedTool[] {
-    const reports = [...catalog.tools.values()].map((report): [string, ServedTool] => [
-      report.definition.name,
-      { kind: 'report', definition: report.definition, report },
-    ]);
+    const entries = (tools: ServedTool[]) =>
+      tools.map((t): [string, ServedTool] => [t.definition.name, t]);
+    const generated = [...catalog.generated.values()].map((g): ServedTool => ({
+      kind: 'generated',
+      definition: g.definition,
+      generated: g,
+    }));
+    const reports = [...catalog.tools.values()].map((report): ServedTool => ({
+      kind: 'report',
+      definition: report.definition,
+      report,
+    }));
     const builtins = this.builtins
       .all()
-      .map((builtin): [string, ServedTool] => [
-        builtin.definition.name,
-        { kind: 'builtin', definition: builtin.definition, builtin },
-      ]);
-    return [...new Map<string, ServedTool>([...reports, ...builtins]).values()];
+      .map((builtin): ServedTool => ({ kind: 'builtin', definition: builtin.definition, builtin }));
+    return [
+      ...new Map<string, ServedTool>([
+        ...entries(generated),
+        ...entries(reports),
+        ...entries(builtins),
+      ]).values(),
+    ];
   }
 
   /** The toolset key, from memory alone: tenant, catalog version, permission set, context. */

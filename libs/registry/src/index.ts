@@ -5,6 +5,7 @@ export * from './catalog-store';
 export * from './catalog.repository';
 export * from './catalog.service';
 export * from './errors';
+export * from './generated-tools';
 export * from './metrics';
 export * from './principal';
 export * from './registry.module';

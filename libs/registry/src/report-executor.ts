@@ -18,11 +18,22 @@ export interface ToolResultPage {
 }
 
 export type ToolErrorCode =
-  'INVALID_ARGUMENTS' | 'TIMEOUT' | 'RESULT_TOO_LARGE' | 'QUERY_FAILED' | 'DATA_UNAVAILABLE';
+  | 'INVALID_ARGUMENTS'
+  | 'TIMEOUT'
+  | 'RESULT_TOO_LARGE'
+  | 'QUERY_FAILED'
+  | 'DATA_UNAVAILABLE'
+  | 'REFUSED'
+  | 'TOOL_FAILED';
 
-/** What a tool call returns: rows, or an error the model can act on. Never an HTTP error. */
+/**
+ * What a tool call returns: rows, or an error the model can act on. Never an HTTP error.
+ * Reports return a page of rows; other tools return a structured result plus the text the
+ * model is shown.
+ */
 export type ToolCallOutcome =
-  | { tool: string; is_error: false; result: ToolResultPage }
+  | { tool: string; is_error: false; result: ToolResultPage; text?: undefined }
+  | { tool: string; is_error: false; result: Record<string, unknown>; text: string }
   | { tool: string; is_error: true; error: { code: ToolErrorCode; message: string } };
 
 const QUERY_CANCELED = '57014';

@@ -1,5 +1,7 @@
 import type { ReportTool, ToolDefinition } from '@app/templates';
 import type { AccessSubject } from './access-policy';
+import { GENERATED_CATEGORY, TOOL_AUTHOR_ROLE } from './generated-tools';
+import type { GeneratedTool } from './generated-tools';
 import type { Principal } from './principal';
 import type { ToolCallOutcome } from './report-executor';
 
@@ -16,14 +18,25 @@ export interface BuiltinTool {
 /** One entry of a caller's tool list. */
 export type ServedTool =
   | { kind: 'report'; definition: ToolDefinition; report: ReportTool }
-  | { kind: 'builtin'; definition: ToolDefinition; builtin: BuiltinTool };
+  | { kind: 'builtin'; definition: ToolDefinition; builtin: BuiltinTool }
+  | { kind: 'generated'; definition: ToolDefinition; generated: GeneratedTool };
 
 export function accessSubject(tool: ServedTool): AccessSubject {
-  return tool.kind === 'report'
-    ? { id: tool.report.report.id, category: tool.report.report.category }
-    : {
+  switch (tool.kind) {
+    case 'report':
+      return { id: tool.report.report.id, category: tool.report.report.category };
+    case 'builtin':
+      return {
         id: tool.definition.name,
         category: tool.builtin.category,
         requiredRole: tool.builtin.requiredRole,
       };
+    case 'generated':
+      return {
+        id: tool.definition.name,
+        category: GENERATED_CATEGORY,
+        ownerRole: TOOL_AUTHOR_ROLE,
+        adminSees: false,
+      };
+  }
 }

@@ -1,6 +1,7 @@
 import { ReportTool, TemplateError } from '@app/templates';
 import type { TemplateProblem } from '@app/templates';
 import type { AccessPolicy } from './access-policy';
+import type { GeneratedTool } from './generated-tools';
 import type { StoredReport, TenantRecord } from './catalog.repository';
 import { templateProblems } from './template-check';
 
@@ -45,6 +46,8 @@ export function admitReport(stored: StoredReport, tenant: TenantRecord): Admitte
 /** One tenant's catalog at one version: rendered tools, why others are not served, access. */
 export class TenantCatalog {
   readonly tools = new Map<string, ReportTool>();
+  /** generated tools (meta_tool) that passed the integrity checks */
+  readonly generated = new Map<string, GeneratedTool>();
   readonly statuses = new Map<string, ReportServingStatus>();
   private readonly versions = new Map<string, number>();
 
@@ -52,7 +55,9 @@ export class TenantCatalog {
     readonly tenant: TenantRecord,
     admitted: AdmittedReport[],
     readonly access: AccessPolicy,
+    generated: GeneratedTool[] = [],
   ) {
+    for (const tool of generated) this.generated.set(tool.definition.name, tool);
     for (const report of admitted) {
       this.versions.set(report.id, report.version);
       this.statuses.set(report.id, report.status);

@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CatalogService } from './catalog.service';
 import type { Principal } from './principal';
 import { ReportExecutor } from './report-executor';
 import type { ToolCallOutcome } from './report-executor';
+import { GENERATED_TOOL_RUNNER } from './generated-tools';
+import type { GeneratedToolRunner } from './generated-tools';
 
 /** The one path every protocol (REST, MCP) takes to run a tool for a caller. */
 @Injectable()
@@ -10,6 +12,9 @@ export class ToolCallService {
   constructor(
     private readonly catalog: CatalogService,
     private readonly executor: ReportExecutor,
+    @Optional()
+    @Inject(GENERATED_TOOL_RUNNER)
+    private readonly generated: GeneratedToolRunner | null = null,
   ) {}
 
   async call(principal: Principal, name: string, args: unknown): Promise<ToolCallOutcome> {
@@ -19,6 +24,23 @@ export class ToolCallService {
         return this.executor.call(catalog, tool.report, args, principal);
       case 'builtin':
         return tool.builtin.call(args, principal);
+      case 'generated': {
+        const checked = tool.generated.arguments.check(args);
+        if (!checked.ok)
+          return {
+            tool: name,
+            is_error: true,
+            error: { code: 'INVALID_ARGUMENTS', message: checked.message },
+          };
+        if (!this.generated) {
+          return {
+            tool: name,
+            is_error: true,
+            error: { code: 'QUERY_FAILED', message: 'generated tools cannot run on this instance' },
+          };
+        }
+        return this.generated.run(catalog.tenant, tool.generated, checked.args, principal);
+      }
     }
   }
 }

@@ -25,6 +25,13 @@ export interface GatewaySettings {
     statementTimeoutMs: number;
     maxResultBytes: number;
   };
+  metaTool: {
+    /** generated tools on disk, one directory per tenant */
+    directory: string;
+    timeoutMs: number;
+    memoryMb: number;
+    autoApprove: boolean;
+  };
   mcp: {
     sessionIdleMs: number;
     maxSessionsPerUser: number;
@@ -74,6 +81,13 @@ function keyPrefix(env: Env): string {
     throw new ConfigError(`REDIS_KEY_PREFIX must be 1-64 letters, digits, _ . or -; got "${raw}"`);
   }
   return raw;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0') return false;
+  if (raw === '1') return true;
+  throw new ConfigError(`${name} must be 1 or 0; got "${raw}"`);
 }
 
 function origins(env: Env): string[] {
@@ -151,6 +165,12 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
     reports: {
       statementTimeoutMs: integer(env, 'REPORT_STATEMENT_TIMEOUT_MS', 5000, 100, 300_000),
       maxResultBytes: integer(env, 'REPORT_MAX_RESULT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    },
+    metaTool: {
+      directory: env.GENERATED_TOOLS_DIR || `${env.DATA_DIR || '.data'}/generated-tools`,
+      timeoutMs: integer(env, 'META_TOOL_TIMEOUT_MS', 5000, 100, 120_000),
+      memoryMb: integer(env, 'META_TOOL_MEMORY_MB', 64, 16, 4096),
+      autoApprove: flag(env, 'META_TOOL_AUTO_APPROVE'),
     },
     mcp: {
       sessionIdleMs: integer(env, 'MCP_SESSION_IDLE_MS', 30 * 60_000, 1000, 24 * 3600_000),

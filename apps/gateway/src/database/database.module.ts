@@ -1,7 +1,10 @@
 import type { DatabaseHandle } from '@app/db';
 import { DATABASE, REDIS, REGISTRY_OPTIONS } from '@app/registry';
 import type { RegistryOptions } from '@app/registry';
+import { META_TOOL_OPTIONS } from '@app/meta-tool';
+import type { MetaToolOptions } from '@app/meta-tool';
 import { initSqlParser } from '@app/templates';
+import path from 'node:path';
 import { Global, Inject, Logger, Module } from '@nestjs/common';
 import type { OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
@@ -44,6 +47,14 @@ import { openDatabase } from './open-database';
       },
     },
     {
+      provide: META_TOOL_OPTIONS,
+      inject: [gatewayConfig.KEY],
+      useFactory: (config: GatewayConfig): MetaToolOptions => ({
+        ...config.metaTool,
+        directory: path.resolve(config.metaTool.directory),
+      }),
+    },
+    {
       provide: REGISTRY_OPTIONS,
       inject: [gatewayConfig.KEY],
       useFactory: (config: GatewayConfig): RegistryOptions => ({
@@ -53,7 +64,7 @@ import { openDatabase } from './open-database';
       }),
     },
   ],
-  exports: [DATABASE, REDIS, REGISTRY_OPTIONS],
+  exports: [DATABASE, REDIS, REGISTRY_OPTIONS, META_TOOL_OPTIONS],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}

@@ -1,3 +1,5 @@
+import { MetaToolError } from '@app/meta-tool';
+import type { MetaToolErrorCode } from '@app/meta-tool';
 import { RegistryError } from '@app/registry';
 import type { RegistryErrorCode } from '@app/registry';
 import { TemplateError } from '@app/templates';
@@ -8,6 +10,19 @@ import { AuthError } from '../auth/token-verifier';
 
 interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+function metaToolStatus(code: MetaToolErrorCode): number {
+  switch (code) {
+    case 'FORBIDDEN':
+      return 403;
+    case 'PROPOSAL_NOT_FOUND':
+      return 404;
+    case 'PROPOSAL_NOT_PENDING':
+      return 409;
+    case 'REFUSED':
+      return 422;
+  }
 }
 
 function registryStatus(code: RegistryErrorCode): number {
@@ -53,6 +68,12 @@ export class DomainExceptionFilter implements ExceptionFilter {
             ...(exception.details ? { details: exception.details } : {}),
           },
         },
+      ];
+    }
+    if (exception instanceof MetaToolError) {
+      return [
+        metaToolStatus(exception.code),
+        { error: { code: exception.code, message: exception.message } },
       ];
     }
     if (exception instanceof AuthError) {

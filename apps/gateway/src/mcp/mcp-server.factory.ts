@@ -72,6 +72,9 @@ function toCallResult(outcome: ToolCallOutcome): CallToolResult {
   if (outcome.is_error) {
     return { isError: true, content: [{ type: 'text', text: outcome.error.message }] };
   }
+  if (outcome.text !== undefined) {
+    return { content: [{ type: 'text', text: outcome.text }], structuredContent: outcome.result };
+  }
   const { result } = outcome;
   const rows = JSON.stringify(result.rows);
   const summary = `${result.rows.length} row(s), page ${result.page}${result.has_more ? ', more pages available (ask for the next page)' : ', no more pages'}. Columns: ${result.columns.map((c) => c.name).join(', ')}. Rows: ${rows.length > TEXT_LIMIT ? `${rows.slice(0, TEXT_LIMIT)}… (cut; the structured result has every row)` : rows}`;

@@ -1,0 +1,55 @@
+import { TOOL_AUTHOR_ROLE } from '@app/registry';
+import type { BuiltinTool, Principal, ToolCallOutcome } from '@app/registry';
+import { ArgumentValidator } from '@app/templates';
+import type { JsonSchema } from '@app/templates';
+import { MAX_SOURCE_BYTES, META_TOOL_NAME } from './contract';
+import type { ProposalInput } from './contract';
+import type { MetaToolService } from './meta-tool.service';
+
+const SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: {
+      type: 'string',
+      description: "tool name, ^[a-z][a-z0-9_]*$, equal to the module's name",
+    },
+    code: {
+      type: 'string',
+      description: `an ES module: export default { name, description, schema, run(args, ctx) }; ctx.query(sql, params) is its only way to data; at most ${MAX_SOURCE_BYTES} bytes`,
+    },
+    testArgs: {
+      type: 'object',
+      description: 'arguments for one real smoke call before install (recommended)',
+    } as JsonSchema,
+    description: { type: 'string', description: "overrides the module's description" },
+  },
+  required: ['name', 'code'],
+  additionalProperties: false,
+};
+
+const validator = new ArgumentValidator(SCHEMA, []);
+
+/** meta_tool as a built-in: visible to holders of tool_author only, in every protocol. */
+export function metaToolBuiltin(service: MetaToolService): BuiltinTool {
+  return {
+    definition: {
+      name: META_TOOL_NAME,
+      description:
+        'Propose the code of a new tool. It passes a static check, a human review and a sandboxed test run before it exists; the call returns "pending approval <id>" and the tool appears in a later tool list once approved.',
+      inputSchema: SCHEMA,
+      readOnly: false,
+    },
+    category: 'builtin',
+    requiredRole: TOOL_AUTHOR_ROLE,
+    async call(args: unknown, principal: Principal): Promise<ToolCallOutcome> {
+      const checked = validator.check(args);
+      if (!checked.ok)
+        return {
+          tool: META_TOOL_NAME,
+          is_error: true,
+          error: { code: 'INVALID_ARGUMENTS', message: checked.message },
+        };
+      return service.propose(principal, checked.args as unknown as ProposalInput);
+    },
+  };
+}

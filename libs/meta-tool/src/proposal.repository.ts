@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import type { DatabaseHandle, ProposalStatus } from '@app/db';
+import { sql } from 'kysely';
+import type { ProposalInput } from './contract';
+import { sha256 } from './tool-files';
+
+export interface Proposal {
+  id: string;
+  tenantId: string;
+  name: string;
+  description: string;
+  source: string;
+  sha256: string;
+  testArgs: Record<string, unknown> | null;
+  proposedBy: string;
+  status: ProposalStatus;
+  reviewedBy: string | null;
+  outcome: string | null;
+  createdAt: string;
+}
+
+export interface Installation {
+  description: string;
+  inputSchema: unknown;
+  approvedBy: string;
+  smokeTested: boolean;
+  smokePreview: string | null;
+}
+
+export class PendingNameClash extends Error {}
+
+const UNIQUE_VIOLATION = '23505';
+
+/** Proposals, installed generated tools and the audit log. Tenant first, always. */
+export class ProposalRepository {
+  constructor(private readonly database: DatabaseHandle) {}
+
+  private get g() {
+    return this.database.db.withSchema('gateway');
+  }
+
+  async create(tenantId: string, proposer: string, input: ProposalInput): Promise<Proposal> {
+    const id = randomUUID();
+    try {
+      await this.g
+        .insertInto('tool_proposals')
+        .values({
+          id,
+          tenant_id: tenantId,
+          name: input.name,
+          description: input.description ?? '',
+          source: input.code,
+          sha256: sha256(input.code),
+          test_args: input.testArgs === undefined ? null : JSON.stringify(input.testArgs),
+          proposed_by: proposer,
+        })
+        .execute();
+    } catch (err) {
+      if ((err as { code?: string }).code === UNIQUE_VIOLATION)
+        throw new PendingNameClash(input.name);
+      throw err;
+    }
+    await this.audit(tenantId, proposer, 'propose', input.name, {
+      proposal_id: id,
+      sha256: sha256(input.code),
+    });
+    return (await this.find(tenantId, id))!;
+  }
+
+  async find(tenantId: string, id: string): Promise<Proposal | undefined> {
+    if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+    const row = await this.g
+      .selectFrom('tool_proposals')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? toProposal(row) : undefined;
+  }
+
+  async hasOpenProposal(tenantId: string, name: string): Promise<boolean> {
+    const row = await this.g
+      .selectFrom('tool_proposals')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('name', '=', name)
+      .where('status', 'in', ['pending', 'installing'])
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async listPending(tenantId: string): Promise<Proposal[]> {
+    const rows = await this.g
+      .selectFrom('tool_proposals')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('status', '=', 'pending')
+      .orderBy('created_at')
+      .execute();
+    return rows.map(toProposal);
+  }
+
+  /** Takes a pending proposal for review; false if it is not pending (any instance took it). */
+  async claim(tenantId: string, id: string, reviewer: string): Promise<boolean> {
+    const result = await this.g
+      .updateTable('tool_proposals')
+      .set({ status: 'installing', reviewed_by: reviewer })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async settle(
+    tenantId: string,
+    id: string,
+    status: 'rejected' | 'failed',
+    actor: string,
+    outcome: string,
+  ): Promise<void> {
+    await this.g
+      .updateTable('tool_proposals')
+      .set({ status, reviewed_by: actor, outcome, decided_at: sql<string>`now()` })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .execute();
+    const proposal = await this.find(tenantId, id);
+    await this.audit(
+      tenantId,
+      actor,
+      status === 'rejected' ? 'reject' : 'install_failed',
+      proposal?.name ?? id,
+      { proposal_id: id, outcome },
+    );
+  }
+
+  /** Records the installed tool (new or replacing) and closes the proposal, in one transaction. */
+  async install(tenantId: string, proposal: Proposal, installation: Installation): Promise<void> {
+    await this.database.db.transaction().execute(async (trx) => {
+      const g = trx.withSchema('gateway');
+      const row = {
+        description: installation.description,
+        input_schema: JSON.stringify(installation.inputSchema),
+        source: proposal.source,
+        sha256: proposal.sha256,
+        proposal_id: proposal.id,
+        approved_by: installation.approvedBy,
+        smoke_tested: installation.smokeTested,
+        smoke_preview: installation.smokePreview,
+        status: 'active' as const,
+        installed_at: sql<string>`now()`,
+      };
+      await g
+        .insertInto('generated_tools')
+        .values({ tenant_id: tenantId, name: proposal.name, ...row })
+        .onConflict((oc) => oc.columns(['tenant_id', 'name']).doUpdateSet(row))
+        .execute();
+      await g
+        .updateTable('tool_proposals')
+        .set({
+          status: 'installed',
+          outcome: installation.smokePreview,
+          decided_at: sql<string>`now()`,
+        })
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', proposal.id)
+        .execute();
+      await g
+        .insertInto('audit_log')
+        .values({
+          tenant_id: tenantId,
+          actor: installation.approvedBy,
+          action: 'install',
+          subject: proposal.name,
+          detail: JSON.stringify({ proposal_id: proposal.id, sha256: proposal.sha256 }),
+        })
+        .execute();
+    });
+  }
+
+  async generatedNames(tenantId: string): Promise<string[]> {
+    const rows = await this.g
+      .selectFrom('generated_tools')
+      .select('name')
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    return rows.map((r) => r.name);
+  }
+
+  async activeTools(): Promise<
+    Array<{ tenantId: string; name: string; source: string; sha256: string }>
+  > {
+    const rows = await this.g
+      .selectFrom('generated_tools')
+      .select(['tenant_id', 'name', 'source', 'sha256'])
+      .where('status', '=', 'active')
+      .execute();
+    return rows.map((r) => ({
+      tenantId: r.tenant_id,
+      name: r.name,
+      source: r.source,
+      sha256: r.sha256,
+    }));
+  }
+
+  async audit(
+    tenantId: string,
+    actor: string,
+    action: string,
+    subject: string,
+    detail: Record<string, unknown>,
+  ): Promise<void> {
+    await this.g
+      .insertInto('audit_log')
+      .values({ tenant_id: tenantId, actor, action, subject, detail: JSON.stringify(detail) })
+      .execute();
+  }
+}
+
+function toProposal(row: {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string;
+  source: string;
+  sha256: string;
+  test_args: unknown;
+  proposed_by: string;
+  status: ProposalStatus;
+  reviewed_by: string | null;
+  outcome: string | null;
+  created_at: string;
+}): Proposal {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    name: row.name,
+    description: row.description,
+    source: row.source,
+    sha256: row.sha256,
+    testArgs: (row.test_args as Record<string, unknown> | null) ?? null,
+    proposedBy: row.proposed_by,
+    status: row.status,
+    reviewedBy: row.reviewed_by,
+    outcome: row.outcome,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { ArgumentValidator } from '@app/templates';
+import type { JsonSchema, ToolDefinition } from '@app/templates';
+import type { GeneratedToolRecord } from './catalog.repository';
+import type { Principal } from './principal';
+import type { ToolCallOutcome } from './report-executor';
+
+export const GENERATED_TOOL_RUNNER = Symbol('GENERATED_TOOL_RUNNER');
+export const GENERATED_CATEGORY = 'generated';
+export const TOOL_AUTHOR_ROLE = 'tool_author';
+
+/** Runs generated tools (in a sandbox, elsewhere); provided by the meta-tool lib. */
+export interface GeneratedToolRunner {
+  run(
+    tenant: { id: string; dataSchema: string | null; allowedTables: string[] },
+    tool: GeneratedTool,
+    args: Record<string, unknown>,
+    principal: Principal,
+  ): Promise<ToolCallOutcome>;
+}
+
+/** A generated tool the registry may serve: its record checked, its schema compiled. */
+export class GeneratedTool {
+  readonly definition: ToolDefinition;
+  readonly arguments: ArgumentValidator;
+
+  constructor(readonly record: GeneratedToolRecord) {
+    this.definition = {
+      name: record.name,
+      description: record.description,
+      inputSchema: record.inputSchema as JsonSchema,
+      readOnly: true,
+    };
+    this.arguments = new ArgumentValidator(this.definition.inputSchema, []);
+  }
+}
+
+/** Why a stored generated tool cannot be served, or undefined when it can. */
+export function generatedToolProblem(record: GeneratedToolRecord): string | undefined {
+  if (record.status !== 'active') return 'disabled';
+  const actual = createHash('sha256').update(record.source, 'utf8').digest('hex');
+  if (actual !== record.sha256)
+    return `its source does not match its sha256 (stored ${record.sha256.slice(0, 12)}…, actual ${actual.slice(0, 12)}…)`;
+  const schema = record.inputSchema as { type?: unknown } | null;
+  if (!schema || typeof schema !== 'object' || schema.type !== 'object')
+    return 'its schema is not a JSON Schema with type "object"';
+  try {
+    new ArgumentValidator(schema as JsonSchema, []);
+  } catch (err) {
+    return `its schema does not compile: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  return undefined;
+}
