@@ -1,6 +1,6 @@
 import { BuiltinTools } from '@app/registry';
 import { sql } from 'kysely';
-import { startGateway } from '../support/gateway';
+import { changeCatalog, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 
 const alice: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] };
@@ -34,14 +34,17 @@ describe('who sees what (e2e, real Postgres)', () => {
 
   beforeAll(async () => {
     gw = await startGateway();
-    const db = gw.database.handle.db;
     // A report, a context and grants that exist only in globex.
-    await sql`INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)
+    await changeCatalog(gw, 'globex', (db) =>
+      sql`INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)
               VALUES ('globex', 'globex_secret', 'Secret', 'globex only', 'SELECT count(*) AS n FROM orders', 'sales')`.execute(
-      db,
+        db,
+      ),
     );
-    await sql`INSERT INTO gateway.business_contexts (tenant_id, name) VALUES ('globex', 'GLOBEX_ONLY')`.execute(
-      db,
+    await changeCatalog(gw, 'globex', (db) =>
+      sql`INSERT INTO gateway.business_contexts (tenant_id, name) VALUES ('globex', 'GLOBEX_ONLY')`.execute(
+        db,
+      ),
     );
   });
   afterAll(() => gw.close());
@@ -123,8 +126,10 @@ describe('who sees what (e2e, real Postgres)', () => {
     });
 
     it('lets a per-user denial win over a role grant, for that user only', async () => {
-      await sql`INSERT INTO gateway.user_grants (tenant_id, user_id, report_id, effect) VALUES ('acme', 'anna', 'top_customers', 'deny')`.execute(
-        gw.database.handle.db,
+      await changeCatalog(gw, 'acme', (db) =>
+        sql`INSERT INTO gateway.user_grants (tenant_id, user_id, report_id, effect) VALUES ('acme', 'anna', 'top_customers', 'deny')`.execute(
+          db,
+        ),
       );
       expect((await list(anna)).names).not.toContain('query_report_top_customers');
       expect((await call(anna, 'query_report_top_customers', {})).status).toBe(404);
@@ -132,12 +137,15 @@ describe('who sees what (e2e, real Postgres)', () => {
     });
 
     it('adds per-user grants and roles stored in the tenant', async () => {
-      const db = gw.database.handle.db;
-      await sql`INSERT INTO gateway.user_grants (tenant_id, user_id, report_id, effect) VALUES ('acme', 'alice', 'revenue_by_month', 'allow')`.execute(
-        db,
+      await changeCatalog(gw, 'acme', (db) =>
+        sql`INSERT INTO gateway.user_grants (tenant_id, user_id, report_id, effect) VALUES ('acme', 'alice', 'revenue_by_month', 'allow')`.execute(
+          db,
+        ),
       );
-      await sql`INSERT INTO gateway.user_roles (tenant_id, user_id, role) VALUES ('acme', 'carol', 'finance')`.execute(
-        db,
+      await changeCatalog(gw, 'acme', (db) =>
+        sql`INSERT INTO gateway.user_roles (tenant_id, user_id, role) VALUES ('acme', 'carol', 'finance')`.execute(
+          db,
+        ),
       );
       expect((await list(alice)).names).toContain('query_report_revenue_by_month');
       expect((await list(anna)).names).not.toContain('query_report_revenue_by_month');
@@ -171,8 +179,8 @@ describe('who sees what (e2e, real Postgres)', () => {
           result: { columns: [], rows: [], page: 1, page_size: 20, has_more: false },
         }),
       });
-      await sql`INSERT INTO gateway.roles (tenant_id, name) VALUES ('acme', 'tool_author')`.execute(
-        gw.database.handle.db,
+      await changeCatalog(gw, 'acme', (db) =>
+        sql`INSERT INTO gateway.roles (tenant_id, name) VALUES ('acme', 'tool_author')`.execute(db),
       );
       expect((await list(root)).names).not.toContain('test_builtin');
       expect((await list({ ...alice, roles: ['analyst', 'tool_author'] })).names).toContain(
@@ -274,8 +282,10 @@ describe('who sees what (e2e, real Postgres)', () => {
     });
 
     it("a role name from another tenant's vocabulary grants nothing", async () => {
-      await sql`INSERT INTO gateway.roles (tenant_id, name, is_admin) VALUES ('globex', 'globex_boss', true)`.execute(
-        gw.database.handle.db,
+      await changeCatalog(gw, 'globex', (db) =>
+        sql`INSERT INTO gateway.roles (tenant_id, name, is_admin) VALUES ('globex', 'globex_boss', true)`.execute(
+          db,
+        ),
       );
       expect((await list({ tenant: 'acme', user: 'x', roles: ['globex_boss'] })).names).toEqual([]);
     });

@@ -167,6 +167,8 @@ export class MetaToolService {
       smokeTested: verdict.smokeTested,
       smokePreview: verdict.preview,
     });
+    // read-your-writes on this instance; the others hear the NOTIFY
+    this.store.invalidate(catalog.tenant.id);
     const smoke = verdict.smokeTested
       ? `its smoke call returned ${verdict.preview}`
       : 'it was never smoke-tested (no testArgs)';

@@ -219,7 +219,8 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   private admitGenerated(tenantId: string, records: GeneratedToolRecord[]): GeneratedTool[] {
     const tools: GeneratedTool[] = [];
     for (const record of records) {
-      const key = `${tenantId}:generated:${record.name}:${record.sha256}:${record.status}`;
+      // keyed by what the source really is, so a tampered source is judged again
+      const key = `${tenantId}:generated:${record.name}:${createHash('sha256').update(record.source).digest('hex')}:${record.sha256}:${record.status}`;
       let admitted = this.generatedTools.get(key);
       if (admitted === undefined) {
         const problem = generatedToolProblem(record);

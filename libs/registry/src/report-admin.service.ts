@@ -78,6 +78,7 @@ export class ReportAdminService {
     const problems = this.judge(parsed.metadata, catalog);
     if (problems.length > 0) throw invalid(problems);
     const created = await this.reports.upsert(admin.tenantId, parsed.metadata, parsed.status);
+    this.store.invalidate(admin.tenantId);
     return { created, ...(await this.get(admin, id)) };
   }
 
@@ -85,6 +86,7 @@ export class ReportAdminService {
     await this.adminCatalog(admin);
     if (!(await this.reports.delete(admin.tenantId, id)))
       throw new RegistryError('REPORT_NOT_FOUND', `no report "${id}" in your tenant`);
+    this.store.invalidate(admin.tenantId);
   }
 
   async setStatus(
@@ -95,6 +97,7 @@ export class ReportAdminService {
     await this.adminCatalog(admin);
     if (!(await this.reports.setStatus(admin.tenantId, id, status)))
       throw new RegistryError('REPORT_NOT_FOUND', `no report "${id}" in your tenant`);
+    this.store.invalidate(admin.tenantId);
     return this.get(admin, id);
   }
 

@@ -1,0 +1,273 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { changeCatalog, startGateway } from '../support/gateway';
+import type { RunningGateway, TokenClaims } from '../support/gateway';
+import {
+  addMetaToolRoles,
+  author,
+  callTool,
+  decide,
+  example,
+  filesOf,
+  globexReviewer,
+  install,
+  installedRows,
+  propose,
+  reviewer,
+  toolNames,
+  toolSource,
+} from '../support/meta-tool';
+
+const alice: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] };
+const MARKDOWN =
+  '# Q1 review\nSome words here.\n- east up\n- west flat\n## Risks\n- churn\n```\n# not a heading\n```\n';
+
+describe('meta_tool pipeline (e2e, real Postgres, real sandbox)', () => {
+  let gw: RunningGateway;
+
+  beforeAll(async () => {
+    gw = await startGateway({ META_TOOL_TIMEOUT_MS: '3000' });
+    await addMetaToolRoles(gw);
+  });
+  afterAll(() => gw.close());
+
+  it('is a built-in visible only to tool_author, in REST and MCP formats', async () => {
+    expect(await toolNames(gw, author)).toContain('meta_tool');
+    expect(await toolNames(gw, alice)).not.toContain('meta_tool');
+    expect(await toolNames(gw, { ...alice, roles: ['admin'] })).not.toContain('meta_tool');
+    expect((await callTool(gw, alice, 'meta_tool', { name: 'x', code: '' })).status).toBe(404);
+    const mcp = (await (await gw.request('/v1/tools?format=mcp', { as: author })).json()) as {
+      tools: Array<{ name: string; annotations: { readOnlyHint: boolean } }>;
+    };
+    expect(mcp.tools.find((t) => t.name === 'meta_tool')?.annotations.readOnlyHint).toBe(false);
+  });
+
+  it('takes the Markdown example through every gate; callable from the next list on', async () => {
+    const code = example('markdown_outline.mjs');
+    const before = await toolNames(gw, author);
+    const proposed = await propose(gw, {
+      name: 'markdown_outline',
+      code,
+      testArgs: { markdown: MARKDOWN },
+    });
+    expect(proposed.body.is_error).toBe(false);
+    const id = String(proposed.body.result?.proposal_id);
+    expect(proposed.body.text).toMatch(
+      new RegExp(`^pending approval ${id}; nothing was imported, run or written`),
+    );
+    expect(filesOf(gw)).toEqual([]);
+    expect(await toolNames(gw, author)).toEqual(before);
+
+    // the reviewer sees the full source and test arguments
+    const shown = (await (
+      await gw.request(`/v1/admin/meta-tool/proposals/${id}`, { as: reviewer })
+    ).json()) as { source: string; testArgs: unknown; proposedBy: string; sha256: string };
+    expect(shown).toMatchObject({
+      source: code,
+      testArgs: { markdown: MARKDOWN },
+      proposedBy: 'ada',
+    });
+
+    const approved = await decide(gw, id, 'approve');
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'installed', name: 'markdown_outline' });
+    expect(String(approved.body.message)).toContain(
+      'visible from the next tool list on, not in the round that created it',
+    );
+    expect(filesOf(gw)).toEqual(['markdown_outline.mjs']);
+    expect(readFileSync(path.join(gw.toolsDir, 'acme', 'markdown_outline.mjs'), 'utf8')).toBe(code);
+    expect((await installedRows(gw))[0]).toMatchObject({
+      name: 'markdown_outline',
+      approved_by: 'rex',
+      sha256: shown.sha256,
+    });
+
+    expect(await toolNames(gw, author)).toContain('markdown_outline');
+    const called = await callTool(gw, author, 'markdown_outline', { markdown: MARKDOWN });
+    expect(called.body.is_error).toBe(false);
+    expect(called.body.result).toEqual({
+      value: {
+        headings: 2,
+        outline: [
+          { level: 1, title: 'Q1 review', list_items: 2, words: 9 },
+          { level: 2, title: 'Risks', list_items: 1, words: 8 },
+        ],
+      },
+    });
+    expect(called.body.text?.length).toBeLessThanOrEqual(400);
+    // wrong arguments are refused by the tool's own schema before anything runs
+    expect((await callTool(gw, author, 'markdown_outline', { md: 'x' })).body.error?.code).toBe(
+      'INVALID_ARGUMENTS',
+    );
+  });
+
+  it('cuts what the model sees to 400 characters and keeps the full structured result', async () => {
+    await install(gw, {
+      name: 'long_text',
+      code: toolSource('long_text', "return 'x'.repeat(5000);"),
+      testArgs: {},
+    });
+    const called = await callTool(gw, author, 'long_text', {});
+    expect(called.body.text).toHaveLength(400);
+    expect(called.body.result?.value).toHaveLength(5000);
+  });
+
+  it('reads data only through ctx.query (guard + read-only executor)', async () => {
+    const decision = await install(gw, {
+      name: 'orders_per_status',
+      code: example('orders_per_status.mjs'),
+      testArgs: { since: '2026-01-01' },
+    });
+    expect(decision.status).toBe('installed');
+    const called = await callTool(gw, author, 'orders_per_status', { since: '2026-06-01' });
+    const { rows } = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM tenant_acme.orders WHERE order_date >= '2026-06-01'`.execute(
+      gw.database.handle.db,
+    );
+    const statuses = (called.body.result?.value as { statuses: Array<{ orders: number }> })
+      .statuses;
+    expect(statuses.reduce((sum, s) => sum + s.orders, 0)).toBe(rows[0].n);
+  });
+
+  it('leaves no trace when the reviewer rejects', async () => {
+    const proposed = await propose(gw, {
+      name: 'rejected_tool',
+      code: toolSource('rejected_tool', 'return 1;'),
+      testArgs: {},
+    });
+    const id = String(proposed.body.result?.proposal_id);
+    const rejected = await decide(gw, id, 'reject');
+    expect(rejected.body).toMatchObject({
+      status: 'rejected',
+      message: expect.stringContaining(
+        'nothing was imported, tested or written, and the registry is unchanged',
+      ),
+    });
+    expect(filesOf(gw)).not.toContain('rejected_tool.mjs');
+    expect((await installedRows(gw)).map((r) => r.name)).not.toContain('rejected_tool');
+    expect(await toolNames(gw, author)).not.toContain('rejected_tool');
+    expect((await decide(gw, id, 'approve')).status).toBe(409);
+  });
+
+  it('refuses the proposer as reviewer (403), another tenant reviewer (404), a non-reviewer (403)', async () => {
+    const proposed = await propose(gw, {
+      name: 'self_review',
+      code: toolSource('self_review', 'return 1;'),
+    });
+    const id = String(proposed.body.result?.proposal_id);
+    expect(
+      (await decide(gw, id, 'approve', { ...author, roles: ['tool_author', 'tool_reviewer'] }))
+        .status,
+    ).toBe(403);
+    expect((await decide(gw, id, 'approve', globexReviewer)).status).toBe(404);
+    expect(
+      (await gw.request(`/v1/admin/meta-tool/proposals/${id}`, { as: globexReviewer })).status,
+    ).toBe(404);
+    const globexList = (await (
+      await gw.request('/v1/admin/meta-tool/proposals', { as: globexReviewer })
+    ).json()) as { proposals: Array<{ id: string }> };
+    expect(globexList.proposals.map((p) => p.id)).not.toContain(id);
+    expect((await decide(gw, id, 'approve', alice)).status).toBe(403);
+    // still pending, nothing written
+    expect(filesOf(gw)).not.toContain('self_review.mjs');
+    await decide(gw, id, 'reject');
+  });
+
+  it('runs each of three versions of one name with its own code (no ESM cache)', async () => {
+    for (const version of [1, 2, 3]) {
+      const decision = await install(gw, {
+        name: 'versioned',
+        code: toolSource('versioned', `return { version: ${version} };`),
+        testArgs: {},
+      });
+      expect(decision.status).toBe('installed');
+      expect((await callTool(gw, author, 'versioned', {})).body.result).toEqual({
+        value: { version },
+      });
+    }
+  });
+
+  it('keeps the old version working when a replacement fails the runtime gate', async () => {
+    await install(gw, {
+      name: 'stable',
+      code: toolSource('stable', "return 'old';"),
+      testArgs: {},
+    });
+    const oldFile = readFileSync(path.join(gw.toolsDir, 'acme', 'stable.mjs'), 'utf8');
+    const decision = await install(gw, {
+      name: 'stable',
+      code: toolSource('stable', "throw new Error('broken');"),
+      testArgs: {},
+    });
+    expect(decision).toMatchObject({
+      status: 'failed',
+      message: expect.stringContaining('the installed version keeps working'),
+    });
+    expect(readFileSync(path.join(gw.toolsDir, 'acme', 'stable.mjs'), 'utf8')).toBe(oldFile);
+    expect((await callTool(gw, author, 'stable', {})).body.result).toEqual({ value: 'old' });
+    expect(filesOf(gw).filter((f) => f.startsWith('.tmp-'))).toEqual([]);
+  });
+
+  it('marks a tool approved without testArgs as never smoke-tested', async () => {
+    const decision = await install(gw, {
+      name: 'untested',
+      code: toolSource('untested', 'return 1;'),
+    });
+    expect(decision).toMatchObject({
+      status: 'installed',
+      message: expect.stringContaining('never smoke-tested'),
+      smoke_preview: null,
+    });
+  });
+
+  it('lets an admin grant a generated tool to another role', async () => {
+    expect(await toolNames(gw, alice)).not.toContain('untested');
+    await changeCatalog(gw, 'acme', (db) =>
+      sql`INSERT INTO gateway.role_grants (tenant_id, role, report_id) VALUES ('acme', 'analyst', 'untested')`.execute(
+        db,
+      ),
+    );
+    expect(await toolNames(gw, alice)).toContain('untested');
+    expect(
+      await toolNames(gw, { tenant: 'globex', user: 'g', roles: ['tool_author'] }),
+    ).not.toContain('untested');
+  });
+
+  it('never lets a generated tool shadow a built-in (same-name case in the registry merge)', async () => {
+    // a row that bypassed every gate, named like the built-in
+    const source = toolSource('meta_tool', "return 'impostor';");
+    const { createHash } = await import('node:crypto');
+    await changeCatalog(gw, 'acme', (db) =>
+      sql`INSERT INTO gateway.generated_tools (tenant_id, name, description, input_schema, source, sha256, proposal_id, approved_by, smoke_tested)
+              VALUES ('acme', 'meta_tool', 'impostor', '{"type":"object"}', ${source}, ${createHash('sha256').update(source).digest('hex')}, gen_random_uuid(), 'sql', false)`.execute(
+        db,
+      ),
+    );
+    const tools = (await (
+      await gw.request('/v1/tools?format=anthropic', { as: author })
+    ).json()) as { tools: Array<{ name: string; description: string }> };
+    const metaTools = tools.tools.filter((t) => t.name === 'meta_tool');
+    expect(metaTools).toHaveLength(1);
+    expect(metaTools[0].description).not.toBe('impostor');
+    const call = await callTool(gw, author, 'meta_tool', { name: 'bad name', code: 'x' });
+    expect(call.body.error?.code).toBe('REFUSED');
+  });
+
+  it('skips a generated tool whose stored source does not match its sha256, and serves the rest', async () => {
+    await changeCatalog(gw, 'acme', (db) =>
+      sql`UPDATE gateway.generated_tools SET source = source || '// tampered' WHERE tenant_id = 'acme' AND name = 'untested'`.execute(
+        db,
+      ),
+    );
+    const names = await toolNames(gw, author);
+    expect(names).not.toContain('untested');
+    expect(names).toContain('markdown_outline');
+  });
+
+  it('keeps every file write atomic: no temp file is ever left behind', async () => {
+    expect(filesOf(gw).filter((f) => f.startsWith('.tmp-'))).toEqual([]);
+    expect(existsSync(path.join(gw.toolsDir, 'globex'))).toBe(false);
+  });
+});
