@@ -6,6 +6,40 @@
 export const RUNNER_SOURCE = String.raw`
 'use strict';
 const { pathToFileURL } = require('node:url');
+
+// Node 20's permission model stops file writes, child processes, workers and native addons,
+// but not sockets, signals or the inspector. Close those before the tool's code loads: the
+// originals are never reachable from the tool.
+(function lockDown() {
+  const denied = (what) => function () {
+    const err = new Error(what + ' is not allowed in a generated tool; use ctx.query for data');
+    err.code = 'ERR_ACCESS_DENIED';
+    throw err;
+  };
+  const lock = (object, key, what) => Object.defineProperty(object, key, { value: denied(what), writable: false, configurable: false });
+  const net = require('node:net');
+  lock(net.Socket.prototype, 'connect', 'opening a network connection');
+  lock(net, 'connect', 'opening a network connection');
+  lock(net, 'createConnection', 'opening a network connection');
+  lock(net, 'createServer', 'listening on the network');
+  lock(require('node:dgram'), 'createSocket', 'opening a UDP socket');
+  lock(require('node:tls'), 'connect', 'opening a TLS connection');
+  lock(require('node:http'), 'request', 'making an HTTP request');
+  lock(require('node:http'), 'get', 'making an HTTP request');
+  lock(require('node:https'), 'request', 'making an HTTPS request');
+  lock(require('node:https'), 'get', 'making an HTTPS request');
+  lock(require('node:inspector'), 'open', 'opening the inspector');
+  lock(process, 'kill', 'sending signals');
+  lock(process, '_kill', 'sending signals');
+  lock(process, 'abort', 'aborting the process');
+  lock(process, 'dlopen', 'loading native code');
+  for (const key of ['fetch', 'WebSocket', 'EventSource']) {
+    if (key in globalThis) Object.defineProperty(globalThis, key, { value: denied(key), writable: false, configurable: false });
+  }
+  // ESM named imports of builtins are snapshots; bring them in line with the locked objects.
+  require('node:module').syncBuiltinESMExports();
+})();
+
 const pending = new Map();
 let nextId = 0;
 const send = (message) => process.send(message);
