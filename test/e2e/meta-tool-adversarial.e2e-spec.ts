@@ -424,6 +424,10 @@ describe('meta_tool with META_TOOL_AUTO_APPROVE=1', () => {
     expect(filesOf(gw).filter((f) => f.startsWith('twin') || f.startsWith('.tmp-'))).toEqual([
       'twin.mjs',
     ]);
+    // the file on disk is exactly the version recorded as installed
+    const onDisk = readFileSync(path.join(gw.toolsDir, 'acme', 'twin.mjs'), 'utf8');
+    const installed = (await installedRows(gw)).find((r) => r.name === 'twin');
+    expect(createHash('sha256').update(onDisk).digest('hex')).toBe(installed?.sha256);
     // the author who proposed it is not the approver: the setting is
     expect((await installedRows(gw)).find((r) => r.name === 'twin')?.approved_by).not.toBe(
       author.user,
