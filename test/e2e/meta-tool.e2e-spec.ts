@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { changeCatalog, startGateway } from '../support/gateway';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { changeCatalog, mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import {
   addMetaToolRoles,
@@ -269,5 +271,46 @@ describe('meta_tool pipeline (e2e, real Postgres, real sandbox)', () => {
   it('keeps every file write atomic: no temp file is ever left behind', async () => {
     expect(filesOf(gw).filter((f) => f.startsWith('.tmp-'))).toEqual([]);
     expect(existsSync(path.join(gw.toolsDir, 'globex'))).toBe(false);
+  });
+
+  it('counts each gate in /metrics (pass/fail and time)', async () => {
+    const metrics = await (await gw.request('/metrics')).text();
+    expect(metrics).toMatch(/^gateway_meta_tool_gate_total\{gate="static",outcome="pass"\} [1-9]/m);
+    expect(metrics).toMatch(
+      /^gateway_meta_tool_gate_total\{gate="runtime",outcome="pass"\} [1-9]/m,
+    );
+    expect(metrics).toMatch(
+      /^gateway_meta_tool_gate_total\{gate="runtime",outcome="fail"\} [1-9]/m,
+    );
+    expect(metrics).toMatch(/^gateway_meta_tool_gate_ms_total\{gate="runtime"\} \d+/m);
+  });
+
+  it('serves meta_tool and generated tools over MCP too, with the 400-character text', async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${await mintToken(author)}` } },
+    });
+    const client = new Client({ name: 'meta', version: '1' });
+    await client.connect(transport);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['meta_tool', 'long_text', 'markdown_outline']));
+      const result = await client.callTool({ name: 'long_text', arguments: {} });
+      expect((result.content as Array<{ text: string }>)[0].text).toHaveLength(400);
+      expect((result.structuredContent as { value: string }).value).toHaveLength(5000);
+      const pending = await client.callTool({
+        name: 'meta_tool',
+        arguments: { name: 'via_mcp', code: toolSource('via_mcp', 'return 1;') },
+      });
+      expect((pending.content as Array<{ text: string }>)[0].text).toMatch(
+        /^pending approval [0-9a-f-]{36}; nothing was imported, run or written/,
+      );
+      expect(pending.structuredContent).toMatchObject({
+        proposal_id: expect.any(String),
+        status: 'pending',
+      });
+    } finally {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    }
   });
 });
