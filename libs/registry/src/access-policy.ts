@@ -110,6 +110,26 @@ export class AccessPolicy {
     };
   }
 
+  /**
+   * Where this caller's grants can reach, so a visible set is built from an index instead of
+   * by scanning the whole catalog: every report (admins), or these categories and names.
+   */
+  reach(
+    principal: Principal,
+    roles: readonly string[],
+  ): { everything: boolean; categories: Set<string>; names: Set<string> } {
+    const categories = new Set<string>();
+    const names = new Set<string>();
+    for (const members of [
+      ...roles.map((r) => this.roleGrants.get(r)),
+      this.userAllows.get(principal.userId),
+    ]) {
+      members?.categories.forEach((c) => categories.add(c));
+      members?.tools.forEach((t) => names.add(t));
+    }
+    return { everything: this.isAdmin(roles), categories, names };
+  }
+
   contextNames(): string[] {
     return [...this.contexts.keys()].sort();
   }

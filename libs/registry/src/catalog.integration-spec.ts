@@ -6,6 +6,7 @@ import type { TestDatabase } from '../../../test/support/test-database';
 import type { CatalogService } from './catalog.service';
 import { standaloneCatalog } from './testing';
 import type { Principal } from './principal';
+import { accessSubject } from './served-tool';
 
 const admin: Principal = { tenantId: 'acme', userId: 'root', roles: ['admin'], claims: {} };
 
@@ -70,5 +71,40 @@ describe('CatalogService on real Postgres', () => {
     const status = (await catalog.catalog('acme')).statuses.get('undeclared');
     expect(status).toMatchObject({ served: false, reason: 'invalid metadata' });
     expect(JSON.stringify(status)).toContain(':region is not a declared filter parameter');
+  });
+
+  it('builds visible sets from the index exactly as a scan of the whole catalog would', async () => {
+    await sql`INSERT INTO gateway.user_grants (tenant_id, user_id, report_id, effect) VALUES ('acme', 'dora', 'revenue_by_month', 'allow'), ('acme', 'dora', 'low_stock', 'deny')`.execute(
+      db.handle.db,
+    );
+    const principals: Principal[] = [
+      admin,
+      { tenantId: 'acme', userId: 'alice', roles: ['analyst'], claims: {} },
+      { tenantId: 'acme', userId: 'dora', roles: ['analyst'], claims: {} },
+      { tenantId: 'acme', userId: 'rita', roles: ['sales_rep'], claims: { region: 'west' } },
+      { tenantId: 'acme', userId: 'tom', roles: ['sales_rep', 'finance'], claims: {} },
+      { tenantId: 'acme', userId: 'nobody', roles: [], claims: {} },
+    ];
+    const { catalog: tenant, tools } = await catalog.tenantTools('acme');
+    for (const principal of principals) {
+      for (const context of [undefined, 'SALES', 'FINANCE']) {
+        const roles = tenant.access.effectiveRoles(principal);
+        const scanned = tools
+          .filter((t) => tenant.access.decide(principal, roles, accessSubject(t)).allowed)
+          .filter(
+            (t) => context === undefined || tenant.access.inContext(context, accessSubject(t)),
+          )
+          .filter((t) => t.kind !== 'report' || t.report.isBindableFor(principal))
+          .map((t) => t.definition.name)
+          .sort();
+        const indexed = (await catalog.visibleSet(principal, context)).tools.map(
+          (t) => t.definition.name,
+        );
+        expect(indexed).toEqual(scanned);
+      }
+    }
+    const dora = (await catalog.visibleSet(principals[2])).tools.map((t) => t.definition.name);
+    expect(dora).toContain('query_report_revenue_by_month');
+    expect(dora).not.toContain('query_report_low_stock');
   });
 });

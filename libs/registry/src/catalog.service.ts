@@ -11,6 +11,7 @@ import type { Principal } from './principal';
 import { accessSubject } from './served-tool';
 import type { ServedTool } from './served-tool';
 import { SharedCache } from './shared-cache';
+import { ToolIndex } from './tool-index';
 import type { TenantCatalog } from './tenant-catalog';
 import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from './tokens';
 import type { RegistryOptions } from './tokens';
@@ -36,6 +37,7 @@ export class CatalogService {
     sizeCalculation: (body, key) => body.length + key.length,
   });
   private readonly pendingLists = new Map<string, Promise<string>>();
+  private readonly indexes = new WeakMap<TenantCatalog, ToolIndex>();
   private readonly options: RegistryOptions;
 
   constructor(
@@ -85,6 +87,29 @@ export class CatalogService {
     ];
   }
 
+  private index(catalog: TenantCatalog): ToolIndex {
+    let index = this.indexes.get(catalog);
+    if (!index || index.builtinsVersion !== this.builtins.version) {
+      index = new ToolIndex(this.candidates(catalog), this.builtins.version);
+      this.indexes.set(catalog, index);
+    }
+    return index;
+  }
+
+  /** Whether this caller may use this tool (in this context), by the same rules as the list. */
+  private permits(
+    catalog: TenantCatalog,
+    principal: Principal,
+    roles: string[],
+    tool: ServedTool,
+    context: string | undefined,
+  ): boolean {
+    const { access } = catalog;
+    if (!access.decide(principal, roles, accessSubject(tool)).allowed) return false;
+    if (context !== undefined && !access.inContext(context, accessSubject(tool))) return false;
+    return tool.kind !== 'report' || tool.report.isBindableFor(principal);
+  }
+
   /** The toolset key, from memory alone: tenant, catalog version, permission set, context. */
   private toolsetKey(
     catalog: TenantCatalog,
@@ -112,11 +137,13 @@ export class CatalogService {
   async visibleSet(principal: Principal, context?: string): Promise<VisibleSet> {
     const catalog = await this.store.catalog(principal.tenantId);
     const { key, roles } = this.toolsetKey(catalog, principal, context);
-    const { access } = catalog;
-    const tools = this.candidates(catalog)
-      .filter((tool) => access.decide(principal, roles, accessSubject(tool)).allowed)
-      .filter((tool) => context === undefined || access.inContext(context, accessSubject(tool)))
-      .filter((tool) => tool.kind !== 'report' || tool.report.isBindableFor(principal))
+    const index = this.index(catalog);
+    const reach = catalog.access.reach(principal, roles);
+    const candidates = reach.everything
+      ? index.all
+      : index.reachable(reach.categories, reach.names);
+    const tools = candidates
+      .filter((tool) => this.permits(catalog, principal, roles, tool, context))
       .sort((a, b) => (a.definition.name < b.definition.name ? -1 : 1));
     return { catalog, tools, key };
   }
@@ -175,10 +202,12 @@ export class CatalogService {
     principal: Principal,
     name: string,
   ): Promise<{ catalog: TenantCatalog; tool: ServedTool }> {
-    const visible = await this.visibleSet(principal);
-    const tool = visible.tools.find((t) => t.definition.name === name);
-    if (!tool) throw toolNotFound(name);
-    return { catalog: visible.catalog, tool };
+    const catalog = await this.store.catalog(principal.tenantId);
+    const tool = this.index(catalog).get(name);
+    const roles = catalog.access.effectiveRoles(principal);
+    if (!tool || !this.permits(catalog, principal, roles, tool, undefined))
+      throw toolNotFound(name);
+    return { catalog, tool };
   }
 
   /** Every tool of the tenant (admins' view), for explanations and status. */
@@ -187,6 +216,6 @@ export class CatalogService {
     options: { verify?: boolean } = {},
   ): Promise<{ catalog: TenantCatalog; tools: ServedTool[] }> {
     const catalog = await this.store.catalog(tenantId, options);
-    return { catalog, tools: this.candidates(catalog) };
+    return { catalog, tools: this.index(catalog).all };
   }
 }
