@@ -18,6 +18,11 @@ export interface SqlResult {
 
 /** One connection, held for the duration of a callback (a transaction needs one). */
 export interface SqlSession {
+  /**
+   * Several fixed statements in one round trip (simple protocol, no parameters). Only for
+   * text the gateway writes itself from validated identifiers, never for report SQL.
+   */
+  script(text: string): Promise<void>;
   query(
     text: string,
     values?: readonly unknown[],
@@ -71,6 +76,9 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
       let broken: Error | undefined;
       try {
         return await fn({
+          async script(text) {
+            await client.query(text);
+          },
           async query(text, values = [], options = {}) {
             try {
               // Extended protocol always: one statement per round trip, never a script.
@@ -125,6 +133,9 @@ export async function openPGlite(dataDir: string | undefined): Promise<DatabaseH
     withSession(fn) {
       return mutex.run(() =>
         fn({
+          async script(text) {
+            await pglite.exec(text);
+          },
           async query(text, values = []) {
             const result = await pglite.query<Record<string, unknown>>(text, [...values]);
             return { fields: result.fields, rows: result.rows };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { AccessRecords } from './catalog.repository';
 import type { Principal } from './principal';
 
@@ -160,8 +161,16 @@ export function permissionSetKey(
   user?: string,
 ): string {
   const material = `roles=${roles.join(',')};claims=${[...claimNames].sort().join(',')};user=${user ?? ''}`;
-  return createHash('sha256').update(material).digest('base64url').slice(0, 22);
+  let key = permissionKeys.get(material);
+  if (key === undefined) {
+    key = createHash('sha256').update(material).digest('base64url').slice(0, 22);
+    permissionKeys.set(material, key);
+  }
+  return key;
 }
+
+/** Few distinct permission sets exist; hashing each once keeps the warm list path cheap. */
+const permissionKeys = new LRUCache<string, string>({ max: 10_000 });
 
 function matches(members: Members, subject: AccessSubject): boolean {
   return members.tools.has(subject.id) || members.categories.has(subject.category);

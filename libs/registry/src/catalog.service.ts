@@ -148,6 +148,12 @@ export class CatalogService {
     return { catalog, tools, key };
   }
 
+  /** The caller's toolset key (validating the context): equal keys, equal lists. */
+  async toolsetKeyFor(principal: Principal, context?: string): Promise<string> {
+    const catalog = await this.store.catalog(principal.tenantId);
+    return this.toolsetKey(catalog, principal, context).key;
+  }
+
   /** The list response body, serialised once per (toolset, format) and then reused. */
   async listBody(
     principal: Principal,

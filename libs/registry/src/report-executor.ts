@@ -107,14 +107,11 @@ export class ReportExecutor {
   ): Promise<SqlResult> {
     const timeoutMs = this.options.statementTimeoutMs;
     if (!tenant.dataSchema) throw new Error(`tenant ${tenant.id} has no datasource`);
+    const preamble = sessionPreamble(tenant.id, tenant.dataSchema, timeoutMs);
     return this.database.withSession(async (session) => {
-      await session.query('BEGIN TRANSACTION READ ONLY');
       try {
-        await session.query(
-          "SELECT set_config('search_path', $1, true), set_config('statement_timeout', $2, true)",
-          [`"${tenant.dataSchema}", pg_catalog, pg_temp`, `${timeoutMs}ms`],
-        );
-        await session.query(`SET LOCAL ROLE "${readerRole(tenant.id)}"`);
+        // One round trip for the whole preamble; the report SQL itself goes on its own, extended.
+        await session.script(preamble);
         // The client gives up shortly after the server should have; a hung connection is dropped.
         return await session.query(text, values, { timeoutMs: timeoutMs + 1000 });
       } finally {
@@ -160,6 +157,27 @@ export class ReportExecutor {
       `the report query failed; the report may be misconfigured, so tell an administrator (reference ${reference})`,
     );
   }
+}
+
+const IDENTIFIER = /^[a-z][a-z0-9_]*$/;
+
+/**
+ * BEGIN READ ONLY, the pinned search_path (pg_temp last), the statement timeout and the
+ * tenant's SELECT-only role. Built from identifiers that are checked here again (fail
+ * closed), so the text can go as one simple-protocol script.
+ */
+export function sessionPreamble(tenantId: string, dataSchema: string, timeoutMs: number): string {
+  if (!IDENTIFIER.test(tenantId) || !IDENTIFIER.test(dataSchema) || !Number.isInteger(timeoutMs)) {
+    throw new Error(
+      `refusing to build a session for tenant ${JSON.stringify(tenantId)} / schema ${JSON.stringify(dataSchema)}`,
+    );
+  }
+  return [
+    'BEGIN TRANSACTION READ ONLY',
+    `SET LOCAL search_path TO "${dataSchema}", pg_catalog, pg_temp`,
+    `SET LOCAL statement_timeout = ${timeoutMs}`,
+    `SET LOCAL ROLE "${readerRole(tenantId)}"`,
+  ].join('; ');
 }
 
 function failure(tool: string, code: ToolErrorCode, message: string): ToolCallOutcome {

@@ -1,6 +1,7 @@
 import type { Principal } from '@app/registry';
 import { Inject, Injectable } from '@nestjs/common';
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
@@ -12,6 +13,9 @@ export class AuthError extends Error {}
 @Injectable()
 export class TokenVerifier {
   private readonly key: JWTVerifyGetKey;
+  private readonly verified = new LRUCache<string, { principal: Principal; expiresAt: number }>({
+    max: 10_000,
+  });
 
   constructor(@Inject(gatewayConfig.KEY) private readonly config: GatewayConfig) {
     if (config.auth.jwksUrl) {
@@ -25,6 +29,8 @@ export class TokenVerifier {
   async verify(authorization: string | undefined): Promise<Principal> {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
     if (!match) throw new AuthError('missing bearer token: send Authorization: Bearer <JWT>');
+    const known = this.verified.get(match[1]);
+    if (known && known.expiresAt > Date.now()) return known.principal;
     let payload: JWTPayload;
     try {
       const options = {
@@ -37,7 +43,14 @@ export class TokenVerifier {
       if (err instanceof errors.JWTExpired) throw new AuthError('the token has expired');
       throw new AuthError('the token is invalid');
     }
-    return this.toPrincipal(payload);
+    const principal = this.toPrincipal(payload);
+    // A token says the same thing until it expires: verify it once, not on every request.
+    const expiresAt = Math.min(
+      payload.exp !== undefined ? payload.exp * 1000 : Infinity,
+      Date.now() + 600_000,
+    );
+    this.verified.set(match[1], { principal, expiresAt });
+    return principal;
   }
 
   private toPrincipal(payload: JWTPayload): Principal {

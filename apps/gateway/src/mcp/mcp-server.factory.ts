@@ -3,6 +3,7 @@ import { CatalogService, RegistryError, ToolCallService } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { formatTool } from '@app/templates';
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -26,6 +27,10 @@ const TEXT_LIMIT = 8000;
  */
 @Injectable()
 export class McpServerFactory {
+  private readonly lists = new LRUCache<string, { tools: Tool[]; fingerprint: string }>({
+    max: 5_000,
+  });
+
   constructor(
     private readonly catalog: CatalogService,
     private readonly calls: ToolCallService,
@@ -61,10 +66,19 @@ export class McpServerFactory {
 
   /** The session's tools in MCP shape, and a fingerprint that changes when any of them does. */
   async list(identity: SessionIdentity): Promise<{ tools: Tool[]; fingerprint: string }> {
-    const visible = await this.catalog.visibleSet(identity.principal, identity.context);
-    const tools = visible.tools.map((t) => formatTool(t.definition, 'mcp') as Tool);
-    const fingerprint = createHash('sha256').update(JSON.stringify(tools)).digest('base64url');
-    return { tools, fingerprint };
+    // Built once per toolset (same key = same list), like the REST list body.
+    const key = await this.catalog.toolsetKeyFor(identity.principal, identity.context);
+    let listed = this.lists.get(key);
+    if (!listed) {
+      const visible = await this.catalog.visibleSet(identity.principal, identity.context);
+      const tools = visible.tools.map((t) => formatTool(t.definition, 'mcp') as Tool);
+      listed = {
+        tools,
+        fingerprint: createHash('sha256').update(JSON.stringify(tools)).digest('base64url'),
+      };
+      this.lists.set(key, listed);
+    }
+    return listed;
   }
 }
 
