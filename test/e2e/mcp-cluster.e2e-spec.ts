@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { eventually } from '../support/eventually';
 import { mintToken, startGateway } from '../support/gateway';
+import { MCP_ACCEPT, MCP_INITIALIZE, MCP_TOOLS_LIST } from '../support/mcp';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
@@ -63,20 +64,11 @@ describe('MCP across instances, idle sessions, and a third-party client (e2e)', 
   });
 
   it('closes a session that stays idle past MCP_SESSION_IDLE_MS', async () => {
-    const init = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'idle', version: '1' },
-      },
-    };
-    const headers = { accept: 'application/json, text/event-stream' };
+    const init = MCP_INITIALIZE;
+    const headers = MCP_ACCEPT;
     const res = await a.request('/mcp', { method: 'POST', as: alice, headers, json: init });
     const id = res.headers.get('mcp-session-id')!;
-    const probe = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    const probe = MCP_TOOLS_LIST;
     // the sweeper, not a request, must end it: poll without touching the session
     await eventually(
       async () => {

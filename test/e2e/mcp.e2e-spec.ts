@@ -4,6 +4,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { sql } from 'kysely';
 import { eventually } from '../support/eventually';
 import { mintToken, startGateway } from '../support/gateway';
+import { MCP_ACCEPT, MCP_INITIALIZE, MCP_TOOLS_LIST } from '../support/mcp';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 
 const alice: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] };
@@ -205,17 +206,8 @@ describe('MCP server over Streamable HTTP (e2e, SDK client)', () => {
   });
 
   describe('sessions over raw HTTP', () => {
-    const init = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    };
-    const headers = { accept: 'application/json, text/event-stream' };
+    const init = MCP_INITIALIZE;
+    const headers = MCP_ACCEPT;
 
     async function initialize(who: TokenClaims): Promise<string> {
       const res = await gw.request('/mcp', { method: 'POST', as: who, headers, json: init });
@@ -227,7 +219,7 @@ describe('MCP server over Streamable HTTP (e2e, SDK client)', () => {
         method: 'POST',
         as: who,
         headers: { ...headers, 'mcp-session-id': id },
-        json: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        json: MCP_TOOLS_LIST,
       });
 
     it('refuses requests without a token (401) and from a non-allowed browser origin (403)', async () => {
