@@ -34,6 +34,7 @@ interface CatalogSnapshot {
 interface TenantState {
   version: number;
   catalog: TenantCatalog;
+  snapshot: CatalogSnapshot;
   checkedAt: number;
 }
 
@@ -137,6 +138,9 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     return this.build(tenantId, version);
   }
 
+  /** The last snapshot this instance read for a tenant, kept across invalidation for refreshes. */
+  private readonly previous = new Map<string, CatalogSnapshot>();
+
   /** The last catalog this instance built for the tenant, however old (for degraded mode). */
   lastKnown(tenantId: string): TenantCatalog | undefined {
     return this.states.get(tenantId)?.catalog;
@@ -152,9 +156,16 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     if (pending) return pending;
     const generation = this.generations.get(tenantId) ?? 0;
     const promise = this.load(tenantId, version)
-      .then((catalog) => {
+      .then((snapshot) => {
+        const catalog = this.assemble(snapshot);
+        this.previous.set(tenantId, snapshot);
         if ((this.generations.get(tenantId) ?? 0) === generation) {
-          this.states.set(tenantId, { version: catalog.version, catalog, checkedAt: Date.now() });
+          this.states.set(tenantId, {
+            version: catalog.version,
+            catalog,
+            snapshot,
+            checkedAt: Date.now(),
+          });
         }
         return catalog;
       })
@@ -163,22 +174,55 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     return promise;
   }
 
-  private async load(tenantId: string, version: number): Promise<TenantCatalog> {
+  /**
+   * What a catalog is built from. A tenant this instance served before is refreshed: only
+   * reports whose version or status moved are read again, so a change in a big catalog costs
+   * what changed. A tenant seen for the first time comes from L2, else Postgres.
+   */
+  private async load(tenantId: string, version: number): Promise<CatalogSnapshot> {
+    const previous = this.previous.get(tenantId);
+    if (previous) {
+      this.metrics.inc('gateway_catalog_builds_total', { source: 'refresh' });
+      return this.refresh(tenantId, previous);
+    }
     const l2Key = `catalog:${tenantId}:v${version}`;
     const cached = await this.shared.get(l2Key);
-    let snapshot: CatalogSnapshot;
     if (cached) {
-      snapshot = JSON.parse(cached) as CatalogSnapshot;
       this.metrics.inc('gateway_catalog_builds_total', { source: 'redis' });
-    } else {
-      snapshot = await this.readPostgres(tenantId);
-      this.metrics.inc('gateway_catalog_builds_total', { source: 'postgres' });
-      // Only a snapshot whose version is the one asked for may be stored under it.
-      if (snapshot.tenant.catalogVersion === version) {
-        void this.shared.set(l2Key, JSON.stringify(snapshot), this.options.cacheTtlSeconds);
-      }
+      return JSON.parse(cached) as CatalogSnapshot;
     }
-    return this.assemble(snapshot);
+    const snapshot = await this.readPostgres(tenantId);
+    this.metrics.inc('gateway_catalog_builds_total', { source: 'postgres' });
+    // Only a snapshot whose version is the one asked for may be stored under it.
+    if (snapshot.tenant.catalogVersion === version) {
+      void this.shared.set(l2Key, JSON.stringify(snapshot), this.options.cacheTtlSeconds);
+    }
+    return snapshot;
+  }
+
+  private async refresh(tenantId: string, previous: CatalogSnapshot): Promise<CatalogSnapshot> {
+    const [tenant, versions, access, generated] = await Promise.all([
+      this.repository.findTenant(tenantId),
+      this.repository.reportVersions(tenantId),
+      this.repository.loadAccess(tenantId),
+      this.repository.loadGenerated(tenantId),
+    ]);
+    if (!tenant) throw tenantMissing();
+    const known = new Map(previous.reports.map((r) => [r.metadata.id, r]));
+    const changed = versions.filter((v) => {
+      const before = known.get(v.id);
+      return !before || before.metadata.version !== v.version || before.status !== v.status;
+    });
+    const fresh = new Map(
+      (
+        await this.repository.loadReports(
+          tenantId,
+          changed.map((v) => v.id),
+        )
+      ).map((r) => [r.metadata.id, r]),
+    );
+    const reports = versions.flatMap((v) => fresh.get(v.id) ?? known.get(v.id) ?? []);
+    return { tenant, reports, access, generated };
   }
 
   private async readPostgres(tenantId: string): Promise<CatalogSnapshot> {

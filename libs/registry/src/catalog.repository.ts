@@ -79,18 +79,22 @@ export class CatalogRepository {
     return row ? Number(row.catalog_version) : undefined;
   }
 
-  async loadReports(tenantId: string): Promise<StoredReport[]> {
+  /** Full reports with filters and fields; all of the tenant's, or only the ids given. */
+  async loadReports(tenantId: string, ids?: readonly string[]): Promise<StoredReport[]> {
+    if (ids && ids.length === 0) return [];
     const [reports, filters, fields] = await Promise.all([
       this.g
         .selectFrom('reports')
         .selectAll()
         .where('tenant_id', '=', tenantId)
+        .$if(!!ids, (q) => q.where('id', 'in', ids!))
         .orderBy('id')
         .execute(),
       this.g
         .selectFrom('report_filters')
         .selectAll()
         .where('tenant_id', '=', tenantId)
+        .$if(!!ids, (q) => q.where('report_id', 'in', ids!))
         .orderBy('report_id')
         .orderBy('position')
         .orderBy('name')
@@ -99,6 +103,7 @@ export class CatalogRepository {
         .selectFrom('report_fields')
         .selectAll()
         .where('tenant_id', '=', tenantId)
+        .$if(!!ids, (q) => q.where('report_id', 'in', ids!))
         .orderBy('report_id')
         .orderBy('position')
         .orderBy('name')
@@ -109,6 +114,18 @@ export class CatalogRepository {
     return reports.map((r) =>
       toStoredReport(r, filtersOf.get(r.id) ?? [], fieldsOf.get(r.id) ?? []),
     );
+  }
+
+  /** Id, version and status of every report: enough to tell which ones changed. */
+  async reportVersions(
+    tenantId: string,
+  ): Promise<Array<{ id: string; version: number; status: 'active' | 'disabled' }>> {
+    return this.g
+      .selectFrom('reports')
+      .select(['id', 'version', 'status'])
+      .where('tenant_id', '=', tenantId)
+      .orderBy('id')
+      .execute();
   }
 
   async loadGenerated(tenantId: string): Promise<GeneratedToolRecord[]> {
