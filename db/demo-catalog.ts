@@ -345,6 +345,8 @@ export const DEMO_ROLES: Array<{
     categories: ['field_sales'],
   },
   { name: 'admin', description: 'sees every report of the tenant', is_admin: true },
+  { name: 'tool_author', description: 'may propose new tools through meta_tool' },
+  { name: 'tool_reviewer', description: 'approves or rejects meta_tool proposals' },
 ];
 
 export const DEMO_TABLES = ['customers', 'products', 'orders', 'order_items', 'inventory'];

@@ -172,7 +172,7 @@ describe('who sees what (e2e, real Postgres)', () => {
           readOnly: true,
         },
         category: 'builtin',
-        requiredRole: 'tool_author',
+        requiredRole: 'builtin_tester',
         call: async () => ({
           tool: 'test_builtin',
           is_error: false,
@@ -180,18 +180,22 @@ describe('who sees what (e2e, real Postgres)', () => {
         }),
       });
       await changeCatalog(gw, 'acme', (db) =>
-        sql`INSERT INTO gateway.roles (tenant_id, name) VALUES ('acme', 'tool_author')`.execute(db),
+        sql`INSERT INTO gateway.roles (tenant_id, name) VALUES ('acme', 'builtin_tester')`.execute(
+          db,
+        ),
       );
       expect((await list(root)).names).not.toContain('test_builtin');
-      expect((await list({ ...alice, roles: ['analyst', 'tool_author'] })).names).toContain(
+      expect((await list({ ...alice, roles: ['analyst', 'builtin_tester'] })).names).toContain(
         'test_builtin',
       );
       expect((await call(alice, 'test_builtin', {})).status).toBe(404);
       expect(
-        (await call({ ...alice, roles: ['tool_author'] }, 'test_builtin', {})).body.is_error,
+        (await call({ ...alice, roles: ['builtin_tester'] }, 'test_builtin', {})).body.is_error,
       ).toBe(false);
-      // globex has no tool_author role, so the token's claim grants nothing there
-      expect((await list({ ...gina, roles: ['tool_author'] })).names).not.toContain('test_builtin');
+      // globex has no builtin_tester role, so the token's claim grants nothing there
+      expect((await list({ ...gina, roles: ['builtin_tester'] })).names).not.toContain(
+        'test_builtin',
+      );
     });
   });
 

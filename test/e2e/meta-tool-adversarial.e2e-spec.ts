@@ -4,15 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway } from '../support/gateway';
-import {
-  addMetaToolRoles,
-  author,
-  decide,
-  filesOf,
-  installedRows,
-  propose,
-  toolSource,
-} from '../support/meta-tool';
+import { author, decide, filesOf, installedRows, propose, toolSource } from '../support/meta-tool';
 
 /**
  * Adversarial proposals. Each is refused at the gate named, and leaves no file, no installed
@@ -312,7 +304,6 @@ describe('meta_tool adversarial cases (e2e, real sandbox)', () => {
 
   beforeAll(async () => {
     gw = await startGateway({ META_TOOL_TIMEOUT_MS: '2000', META_TOOL_MEMORY_MB: '32' });
-    await addMetaToolRoles(gw);
   });
   afterAll(() => gw.close());
 
@@ -394,7 +385,6 @@ describe('meta_tool with META_TOOL_AUTO_APPROVE=1', () => {
 
   beforeAll(async () => {
     gw = await startGateway({ META_TOOL_AUTO_APPROVE: '1', META_TOOL_TIMEOUT_MS: '3000' });
-    await addMetaToolRoles(gw);
   });
   afterAll(() => gw.close());
 

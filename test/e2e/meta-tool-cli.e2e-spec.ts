@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway } from '../support/gateway';
-import { addMetaToolRoles, installedRows, propose, toolSource } from '../support/meta-tool';
+import { installedRows, propose, toolSource } from '../support/meta-tool';
 
 const ROOT = path.resolve(__dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -58,7 +58,6 @@ describe('npm run meta-tool -- review (the human gate in a terminal)', () => {
 
   beforeAll(async () => {
     gw = await startGateway();
-    await addMetaToolRoles(gw);
     await propose(gw, {
       name: 'cli_yes',
       code: toolSource('cli_yes', "return 'yes';"),

@@ -21,9 +21,6 @@ describe('generated tools at start-up', () => {
     db = await createTestDatabase();
     const good = toolSource('from_db', "return 'materialised';");
     const broken = toolSource('tampered', "return 'x';");
-    await sql`INSERT INTO gateway.roles (tenant_id, name) VALUES ('acme', 'tool_author')`.execute(
-      db.handle.db,
-    );
     await sql`INSERT INTO gateway.generated_tools (tenant_id, name, description, input_schema, source, sha256, proposal_id, approved_by, smoke_tested)
               VALUES ('acme', 'from_db', 'stored tool', '{"type":"object","properties":{},"additionalProperties":false}', ${good}, ${sha(good)}, gen_random_uuid(), 'rex', true),
                      ('acme', 'tampered', 'stored tool', '{"type":"object"}', ${broken}, ${sha('something else')}, gen_random_uuid(), 'rex', true),

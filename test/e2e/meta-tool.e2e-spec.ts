@@ -6,7 +6,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { changeCatalog, mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import {
-  addMetaToolRoles,
   author,
   callTool,
   decide,
@@ -30,7 +29,6 @@ describe('meta_tool pipeline (e2e, real Postgres, real sandbox)', () => {
 
   beforeAll(async () => {
     gw = await startGateway({ META_TOOL_TIMEOUT_MS: '3000' });
-    await addMetaToolRoles(gw);
   });
   afterAll(() => gw.close());
 

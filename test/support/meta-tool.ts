@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { changeCatalog } from './gateway';
 import type { RunningGateway, TokenClaims } from './gateway';
 
 export const author: TokenClaims = { tenant: 'acme', user: 'ada', roles: ['tool_author'] };
@@ -21,17 +20,6 @@ export interface CallBody {
   text?: string;
   result?: Record<string, unknown>;
   error?: { code: string; message: string };
-}
-
-/** The roles meta_tool needs, in both demo tenants. */
-export async function addMetaToolRoles(gw: RunningGateway): Promise<void> {
-  for (const tenant of ['acme', 'globex']) {
-    await changeCatalog(gw, tenant, (db) =>
-      sql`INSERT INTO gateway.roles (tenant_id, name) VALUES (${tenant}, 'tool_author'), (${tenant}, 'tool_reviewer')`.execute(
-        db,
-      ),
-    );
-  }
 }
 
 export async function callTool(
