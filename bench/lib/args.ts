@@ -1,0 +1,39 @@
+export const SCENARIOS = ['list', 'call', 'propagation', 'scale', 'meta', 'cache'] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export interface Args {
+  scenarios: ScenarioName[];
+  quick: boolean;
+  json: boolean;
+  /** force CPU profiles (otherwise: full runs profile where a target is missed) */
+  profile: boolean;
+  noProfile: boolean;
+  /** where the markdown report goes */
+  out: string;
+}
+
+const USAGE = `usage: npm run bench -- [${SCENARIOS.join('|')} ...] [--quick] [--json] [--profile|--no-profile] [--out FILE]`;
+
+export function parseArgs(argv: string[]): Args {
+  const args: Args = {
+    scenarios: [],
+    quick: false,
+    json: false,
+    profile: false,
+    noProfile: false,
+    out: 'bench/RESULTS.md',
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') args.quick = true;
+    else if (a === '--json') args.json = true;
+    else if (a === '--profile') args.profile = true;
+    else if (a === '--no-profile') args.noProfile = true;
+    else if (a === '--out') args.out = argv[++i] ?? args.out;
+    else if (a === '--help' || a === '-h') throw new Error(USAGE);
+    else if ((SCENARIOS as readonly string[]).includes(a)) args.scenarios.push(a as ScenarioName);
+    else throw new Error(`unknown argument "${a}"\n${USAGE}`);
+  }
+  if (args.scenarios.length === 0) args.scenarios = [...SCENARIOS];
+  return args;
+}

@@ -1,0 +1,84 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from './settings';
+import type { Row, ScenarioResult } from './types';
+
+export interface RunInfo {
+  command: string;
+  date: string;
+  durationSec: number;
+  quick: boolean;
+  postgres: string;
+  redis: string;
+  build: string;
+  load: string;
+  tuning: string;
+}
+
+const VERDICT: Record<Row['verdict'], string> = {
+  met: 'met',
+  missed: '**MISSED**',
+  info: '',
+  'n/a': 'n/a',
+};
+
+export function summaryTable(rows: Row[]): string[] {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  return [
+    '| scenario | metric | gateway | baseline | ratio | target | verdict |',
+    '| --- | --- | ---: | ---: | ---: | ---: | --- |',
+    ...rows.map(
+      (r) =>
+        `| ${r.scenario} | ${cell(r.metric)} | ${cell(r.gateway)} | ${cell(r.baseline)} | ${r.ratio} | ${cell(r.target)} | ${VERDICT[r.verdict]} |`,
+    ),
+  ];
+}
+
+export function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+/** The whole markdown report: header, summary table, per-scenario details, profiles. */
+export function renderReport(info: RunInfo, results: Map<string, ScenarioResult>): string {
+  const rows = [...results.values()].flatMap((r) => r.rows);
+  const lines = [
+    '# Benchmark results',
+    '',
+    `- Command: \`${info.command}\`${info.quick ? ' (quick mode: shorter runs, fewer rounds)' : ''}`,
+    `- Date: ${info.date} (the run took ${info.durationSec.toFixed(0)} s)`,
+    `- Machine: ${machine()}`,
+    `- Servers: PostgreSQL ${info.postgres} and Redis ${info.redis} on 127.0.0.1; every process of the bench on this machine`,
+    `- Gateway: ${info.build}; run as \`node dist/apps/gateway/src/main.js\` child processes, NODE_ENV=production`,
+    `- Settings: ${info.tuning}`,
+    `- Machine load: ${info.load}. Other engineers' builds and tests may share these 2 cores; the A/B alternation spreads such noise over both sides, but absolute numbers move with it.`,
+    '',
+    'Every ratio is gateway / baseline from the same run: for throughput higher is better, for latency lower is better. The machine has only 2 cores, shared by the load generator (autocannon, in the bench process), the gateway (or the baseline server), Postgres and Redis, so absolute numbers are low and both sides of a comparison pay for the same contention; ratios, not absolute numbers, are the result.',
+    '',
+    '## Summary',
+    '',
+    ...summaryTable(rows),
+    '',
+  ];
+  for (const [name, result] of results) {
+    lines.push(`## ${name}`, '', ...result.details, '');
+    if (result.profiles.length > 0) lines.push(...result.profiles, '');
+  }
+  const analysis = path.join(ROOT, 'bench/ANALYSIS.md');
+  if (existsSync(analysis)) {
+    lines.push(
+      '---',
+      '',
+      '_The section below is bench/ANALYSIS.md, written by hand from the profiles of a full run; it is not regenerated._',
+      '',
+      readFileSync(analysis, 'utf8').trim(),
+      '',
+    );
+  }
+  return lines.join('\n');
+}
+
+export function writeReport(file: string, markdown: string): void {
+  writeFileSync(path.resolve(ROOT, file), markdown);
+}

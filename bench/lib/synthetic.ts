@@ -1,0 +1,134 @@
+import { performance } from 'node:perf_hooks';
+import type pg from 'pg';
+
+/**
+ * Synthetic tenants and reports, inserted in bulk with SQL. Every report is the same
+ * valid template over the tenant's data schema (the demo tenant_acme data is reused):
+ * reports 1-5 are in category vis5, 6-50 in vis50, the rest in bulk. Roles: five (vis5),
+ * fifty (vis5 + vis50), admin (everything).
+ */
+export const TEMPLATE =
+  'SELECT count(*) AS n FROM orders o WHERE (:region IS NULL OR o.region = :region)';
+export const ALLOWED_TABLES = '{orders,customers,products,order_items,inventory}';
+
+/** Tenants with a datasource (its trigger creates the gw_reader_<tenant> role), roles, grants. */
+export async function addTenants(c: pg.Client, ids: string[]): Promise<void> {
+  await c.query('BEGIN');
+  try {
+    await c.query(
+      `INSERT INTO gateway.tenants (id, name) SELECT t, 'Bench ' || t FROM unnest($1::text[]) t`,
+      [ids],
+    );
+    await c.query(
+      `INSERT INTO gateway.datasources (tenant_id, data_schema, allowed_tables)
+       SELECT t, 'tenant_acme', $2::text[] FROM unnest($1::text[]) t`,
+      [ids, ALLOWED_TABLES],
+    );
+    await c.query(
+      `INSERT INTO gateway.roles (tenant_id, name, description, is_admin)
+       SELECT t, r.name, 'bench', r.admin FROM unnest($1::text[]) t,
+         (VALUES ('admin', true), ('five', false), ('fifty', false)) AS r(name, admin)`,
+      [ids],
+    );
+    await c.query(
+      `INSERT INTO gateway.role_grants (tenant_id, role, category)
+       SELECT t, g.role, g.category FROM unnest($1::text[]) t,
+         (VALUES ('five', 'vis5'), ('fifty', 'vis5'), ('fifty', 'vis50')) AS g(role, category)`,
+      [ids],
+    );
+    await c.query('COMMIT');
+  } catch (err) {
+    await c.query('ROLLBACK');
+    throw err;
+  }
+}
+
+const REPORT_ROWS = `FROM unnest($1::text[]) t, generate_series($2::int, $3::int) i`;
+const REPORT_ID = `'r' || lpad(i::text, 6, '0')`;
+
+/**
+ * Reports from..to (numbering within the tenant) for each tenant, in one transaction.
+ * The per-row catalog triggers are off for this session (session_replication_role =
+ * replica; they make one big transaction quadratic, see measureTriggerInserts), so the
+ * transaction bumps each tenant's catalog_version and sends its NOTIFY itself, as the
+ * triggers would have. Returns the milliseconds it took.
+ */
+export async function addReports(
+  c: pg.Client,
+  tenants: string[],
+  from: number,
+  to: number,
+): Promise<number> {
+  const t0 = performance.now();
+  const args = [tenants, from, to];
+  await c.query('BEGIN');
+  try {
+    await c.query('SET LOCAL session_replication_role = replica');
+    await c.query(
+      `INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)
+       SELECT t, ${REPORT_ID}, 'Synthetic report ' || i,
+              'Synthetic report number ' || i || ' of ' || t || ': number of orders, optionally in one region.',
+              $4, CASE WHEN i <= 5 THEN 'vis5' WHEN i <= 50 THEN 'vis50' ELSE 'bulk' END
+       ${REPORT_ROWS}`,
+      [...args, TEMPLATE],
+    );
+    await c.query(
+      `INSERT INTO gateway.report_filters (tenant_id, report_id, name, type, description, enum_values)
+       SELECT t, ${REPORT_ID}, 'region', 'enum', 'sales region', '{east,west,north,south}' ${REPORT_ROWS}`,
+      args,
+    );
+    await c.query(
+      `INSERT INTO gateway.report_fields (tenant_id, report_id, name, type, description)
+       SELECT t, ${REPORT_ID}, 'n', 'integer', 'number of orders' ${REPORT_ROWS}`,
+      args,
+    );
+    await c.query(
+      `UPDATE gateway.tenants SET catalog_version = catalog_version + 1 WHERE id = ANY($1::text[])`,
+      [tenants],
+    );
+    await c.query(`SELECT pg_notify('gateway_catalog', t) FROM unnest($1::text[]) t`, [tenants]);
+    await c.query('COMMIT');
+  } catch (err) {
+    await c.query('ROLLBACK');
+    throw err;
+  }
+  return performance.now() - t0;
+}
+
+/**
+ * The same insert with the per-row triggers on (plain SQL as an operator would run it),
+ * n reports in one transaction, for the record: each row's trigger updates the one
+ * tenants row again, so the transaction's cost grows with n².
+ */
+export async function measureTriggerInserts(
+  c: pg.Client,
+  tenant: string,
+  from: number,
+  n: number,
+): Promise<number> {
+  const t0 = performance.now();
+  const args = [[tenant], from, from + n - 1];
+  await c.query('BEGIN');
+  try {
+    await c.query(
+      `INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)
+       SELECT t, ${REPORT_ID}, 'Trigger probe ' || i, 'Trigger probe report.', $4, 'bulk' ${REPORT_ROWS}`,
+      [...args, TEMPLATE],
+    );
+    await c.query(
+      `INSERT INTO gateway.report_filters (tenant_id, report_id, name, type, description, enum_values)
+       SELECT t, ${REPORT_ID}, 'region', 'enum', 'sales region', '{east,west,north,south}' ${REPORT_ROWS}`,
+      args,
+    );
+    await c.query(
+      `INSERT INTO gateway.report_fields (tenant_id, report_id, name, type, description)
+       SELECT t, ${REPORT_ID}, 'n', 'integer', 'number of orders' ${REPORT_ROWS}`,
+      args,
+    );
+    await c.query('COMMIT');
+  } catch (err) {
+    await c.query('ROLLBACK');
+    throw err;
+  }
+  return performance.now() - t0;
+}
