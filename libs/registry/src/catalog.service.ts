@@ -39,6 +39,7 @@ export class CatalogService {
   private readonly pendingLists = new Map<string, Promise<string>>();
   private readonly indexes = new WeakMap<TenantCatalog, ToolIndex>();
   private readonly options: RegistryOptions;
+  private readonly countL1: () => void;
 
   constructor(
     readonly store: CatalogStore,
@@ -52,6 +53,7 @@ export class CatalogService {
       'gateway_list_requests_total',
       'tool list requests, by cache level that answered',
     );
+    this.countL1 = metrics.counter('gateway_list_requests_total', { level: 'l1' });
   }
 
   catalog(tenantId: string): Promise<TenantCatalog> {
@@ -165,7 +167,7 @@ export class CatalogService {
     const cacheKey = `${key}:${format}`;
     const body = this.lists.get(cacheKey);
     if (body !== undefined) {
-      this.metrics.inc('gateway_list_requests_total', { level: 'l1' });
+      this.countL1();
       return { body, key };
     }
     let pending = this.pendingLists.get(cacheKey);

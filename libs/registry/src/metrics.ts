@@ -28,6 +28,12 @@ export class Metrics {
     this.counters.set(key, (this.counters.get(key) ?? 0) + by);
   }
 
+  /** A counter whose series is fixed up front, for hot paths: no string building per call. */
+  counter(name: string, labels: Labels = {}): () => void {
+    const key = seriesKey(name, labels);
+    return () => this.counters.set(key, (this.counters.get(key) ?? 0) + 1);
+  }
+
   set(name: string, value: number, labels: Labels = {}): void {
     this.gauges.set(seriesKey(name, labels), value);
   }

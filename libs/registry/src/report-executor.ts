@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { columnTypeName, readerRole } from '@app/db';
 import type { DatabaseHandle, SqlResult } from '@app/db';
-import { pagedQuery } from '@app/templates';
 import type { ReportTool } from '@app/templates';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Principal } from './principal';
@@ -61,7 +60,7 @@ export class ReportExecutor {
     const name = tool.definition.name;
     const checked = tool.arguments.check(input);
     if (!checked.ok) return failure(name, 'INVALID_ARGUMENTS', checked.message);
-    const paged = pagedQuery(tool.bound);
+    const paged = tool.pagedQuery;
     const values = [
       ...tool.parameterValues(checked.args, principal),
       ...paged.pageValues(checked.page, checked.pageSize),

@@ -8,6 +8,8 @@ import { identityValue, isIdentityParam } from './identity';
 import { argumentsSchema, REPORT_RESULT_SCHEMA } from './json-schema';
 import type { ReportMetadata } from './report';
 import { TOOL_NAME_PREFIX } from './report';
+import { pagedQuery } from './paging';
+import type { PagedQuery } from './paging';
 import { reportProblems } from './report-validation';
 import { bindTemplate, declaredParameters } from './sql-binding';
 import type { BoundTemplate } from './sql-binding';
@@ -23,6 +25,7 @@ export class ReportTool {
   /** identity parameters (`tenant_id`, `user_id`, `claim_*`) the template needs */
   readonly identityParams: readonly string[];
   private validator?: ArgumentValidator;
+  private paged?: PagedQuery;
 
   constructor(readonly report: ReportMetadata) {
     const problems = reportProblems(report);
@@ -42,6 +45,12 @@ export class ReportTool {
   get arguments(): ArgumentValidator {
     this.validator ??= new ArgumentValidator(this.definition.inputSchema, this.report.filters);
     return this.validator;
+  }
+
+  /** The paged SQL depends only on the report version: lexed once, not on every call. */
+  get pagedQuery(): PagedQuery {
+    this.paged ??= pagedQuery(this.bound);
+    return this.paged;
   }
 
   /** Whether this caller's token carries every claim the template binds. */
