@@ -1,4 +1,5 @@
-import type { DatabaseHandle, ReportFieldRow, ReportFilterRow, ReportRow } from '@app/db';
+import type { DatabaseHandle, DB, ReportFieldRow, ReportFilterRow, ReportRow } from '@app/db';
+import type { Selectable } from 'kysely';
 import type { FieldType, FilterType, ReportMetadata } from '@app/templates';
 
 export interface TenantRecord {
@@ -90,29 +91,34 @@ export class CatalogRepository {
         .$if(!!ids, (q) => q.where('id', 'in', ids!))
         .orderBy('id')
         .execute(),
-      this.g
-        .selectFrom('report_filters')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .$if(!!ids, (q) => q.where('report_id', 'in', ids!))
-        .orderBy('report_id')
-        .orderBy('position')
-        .orderBy('name')
-        .execute(),
-      this.g
-        .selectFrom('report_fields')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .$if(!!ids, (q) => q.where('report_id', 'in', ids!))
-        .orderBy('report_id')
-        .orderBy('position')
-        .orderBy('name')
-        .execute(),
+      this.reportChildren('report_filters', tenantId, ids),
+      this.reportChildren('report_fields', tenantId, ids),
     ]);
     const filtersOf = groupBy(filters, (f) => f.report_id);
     const fieldsOf = groupBy(fields, (f) => f.report_id);
     return reports.map((r) =>
       toStoredReport(r, filtersOf.get(r.id) ?? [], fieldsOf.get(r.id) ?? []),
+    );
+  }
+
+  /** Filters or fields of the tenant's reports (or of the ids given), in their declared order. */
+  private reportChildren<T extends 'report_filters' | 'report_fields'>(
+    table: T,
+    tenantId: string,
+    ids?: readonly string[],
+  ) {
+    return (
+      this.database.db
+        .withSchema('gateway')
+        // Kysely cannot build over a union of table names; both tables share these columns.
+        .selectFrom(table as 'report_filters')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .$if(!!ids, (q) => q.where('report_id', 'in', ids!))
+        .orderBy('report_id')
+        .orderBy('position')
+        .orderBy('name')
+        .execute() as Promise<Array<Selectable<DB[T]>>>
     );
   }
 
