@@ -59,13 +59,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   failures += result.errors + result.timeouts;
   if (latencies.length === 0)
     throw new Error(`no successful responses from ${spec.method ?? 'GET'} ${spec.url}`);
-  return {
-    rps: latencies.length / elapsedSec,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    responses: latencies.length,
-    failures,
-  };
+  return summarize(latencies, elapsedSec, failures);
 }
 
 /** A fixed number of concurrent workers calling `task` in a loop for a fixed time. */
@@ -94,13 +88,7 @@ export async function runLoop(
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsedSec = (performance.now() - started) / 1000;
   if (latencies.length === 0) throw firstError ?? new Error('no successful iterations');
-  return {
-    rps: latencies.length / elapsedSec,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    responses: latencies.length,
-    failures,
-  };
+  return summarize(latencies, elapsedSec, failures);
 }
 
 /**
@@ -122,4 +110,14 @@ export async function warmUntilStable(
       break;
   }
   return rates;
+}
+
+function summarize(latencies: number[], elapsedSec: number, failures: number): LoadResult {
+  return {
+    rps: latencies.length / elapsedSec,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    responses: latencies.length,
+    failures,
+  };
 }

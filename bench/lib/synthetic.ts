@@ -72,16 +72,7 @@ export async function addReports(
        ${REPORT_ROWS}`,
       [...args, TEMPLATE],
     );
-    await c.query(
-      `INSERT INTO gateway.report_filters (tenant_id, report_id, name, type, description, enum_values)
-       SELECT t, ${REPORT_ID}, 'region', 'enum', 'sales region', '{east,west,north,south}' ${REPORT_ROWS}`,
-      args,
-    );
-    await c.query(
-      `INSERT INTO gateway.report_fields (tenant_id, report_id, name, type, description)
-       SELECT t, ${REPORT_ID}, 'n', 'integer', 'number of orders' ${REPORT_ROWS}`,
-      args,
-    );
+    await insertFilterAndField(c, args);
     await c.query(
       `UPDATE gateway.tenants SET catalog_version = catalog_version + 1 WHERE id = ANY($1::text[])`,
       [tenants],
@@ -115,20 +106,25 @@ export async function measureTriggerInserts(
        SELECT t, ${REPORT_ID}, 'Trigger probe ' || i, 'Trigger probe report.', $4, 'bulk' ${REPORT_ROWS}`,
       [...args, TEMPLATE],
     );
-    await c.query(
-      `INSERT INTO gateway.report_filters (tenant_id, report_id, name, type, description, enum_values)
-       SELECT t, ${REPORT_ID}, 'region', 'enum', 'sales region', '{east,west,north,south}' ${REPORT_ROWS}`,
-      args,
-    );
-    await c.query(
-      `INSERT INTO gateway.report_fields (tenant_id, report_id, name, type, description)
-       SELECT t, ${REPORT_ID}, 'n', 'integer', 'number of orders' ${REPORT_ROWS}`,
-      args,
-    );
+    await insertFilterAndField(c, args);
     await c.query('COMMIT');
   } catch (err) {
     await c.query('ROLLBACK');
     throw err;
   }
   return performance.now() - t0;
+}
+
+/** The one filter (region) and one field (n) every synthetic report declares. */
+async function insertFilterAndField(c: pg.Client, args: unknown[]): Promise<void> {
+  await c.query(
+    `INSERT INTO gateway.report_filters (tenant_id, report_id, name, type, description, enum_values)
+     SELECT t, ${REPORT_ID}, 'region', 'enum', 'sales region', '{east,west,north,south}' ${REPORT_ROWS}`,
+    args,
+  );
+  await c.query(
+    `INSERT INTO gateway.report_fields (tenant_id, report_id, name, type, description)
+     SELECT t, ${REPORT_ID}, 'n', 'integer', 'number of orders' ${REPORT_ROWS}`,
+    args,
+  );
 }
