@@ -35,6 +35,15 @@ export interface ReportsTable {
   status: Generated<ReportStatus>;
   version: Generated<number>;
   updated_at: Timestamp;
+  /** the catalog version the row's last change claimed (see the report-changes migration) */
+  changed_in: Generated<string>;
+}
+
+/** A removed report: the catalog version its removal claimed. */
+export interface ReportRemovalsTable {
+  tenant_id: string;
+  report_id: string;
+  removed_in: string;
 }
 
 export interface ReportFiltersTable {
@@ -155,6 +164,7 @@ export interface DB {
   tenants: TenantsTable;
   datasources: DatasourcesTable;
   reports: ReportsTable;
+  report_removals: ReportRemovalsTable;
   report_filters: ReportFiltersTable;
   report_fields: ReportFieldsTable;
   business_contexts: BusinessContextsTable;

@@ -50,8 +50,8 @@ const REPORT_ID = `'r' || lpad(i::text, 6, '0')`;
  * Reports from..to (numbering within the tenant) for each tenant, in one transaction.
  * The per-row catalog triggers are off for this session (session_replication_role =
  * replica; they make one big transaction quadratic, see measureTriggerInserts), so the
- * transaction bumps each tenant's catalog_version and sends its NOTIFY itself, as the
- * triggers would have. Returns the milliseconds it took.
+ * transaction bumps each tenant's catalog_version, stamps the rows' changed_in with it and
+ * sends its NOTIFY itself, as the triggers would have. Returns the milliseconds it took.
  */
 export async function addReports(
   c: pg.Client,
@@ -64,19 +64,21 @@ export async function addReports(
   await c.query('BEGIN');
   try {
     await c.query('SET LOCAL session_replication_role = replica');
-    await c.query(
-      `INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)
-       SELECT t, ${REPORT_ID}, 'Synthetic report ' || i,
-              'Synthetic report number ' || i || ' of ' || t || ': number of orders, optionally in one region.',
-              $4, CASE WHEN i <= 5 THEN 'vis5' WHEN i <= 50 THEN 'vis50' ELSE 'bulk' END
-       ${REPORT_ROWS}`,
-      [...args, TEMPLATE],
-    );
-    await insertFilterAndField(c, args);
+    // The version bump first (it locks the tenant rows); the rows are stamped with it.
     await c.query(
       `UPDATE gateway.tenants SET catalog_version = catalog_version + 1 WHERE id = ANY($1::text[])`,
       [tenants],
     );
+    await c.query(
+      `INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category, changed_in)
+       SELECT t, ${REPORT_ID}, 'Synthetic report ' || i,
+              'Synthetic report number ' || i || ' of ' || t || ': number of orders, optionally in one region.',
+              $4, CASE WHEN i <= 5 THEN 'vis5' WHEN i <= 50 THEN 'vis50' ELSE 'bulk' END,
+              (SELECT catalog_version FROM gateway.tenants WHERE id = t)
+       ${REPORT_ROWS}`,
+      [...args, TEMPLATE],
+    );
+    await insertFilterAndField(c, args);
     await c.query(`SELECT pg_notify('gateway_catalog', t) FROM unnest($1::text[]) t`, [tenants]);
     await c.query('COMMIT');
   } catch (err) {

@@ -79,7 +79,7 @@ export class AccessExplainer {
       : undefined;
     const status =
       reportId !== undefined && reportToolName(reportId) === name
-        ? catalog.statuses.get(reportId)
+        ? catalog.reportStatus(reportId)
         : undefined;
     if (!tool) {
       if (!status || status.served) {

@@ -18,10 +18,20 @@ import { Metrics } from './metrics';
 import { SharedCache } from './shared-cache';
 import { admitReport, TenantCatalog } from './tenant-catalog';
 import type { AdmittedReport } from './tenant-catalog';
+import { ReportSet } from './report-set';
+import type { AdmitReport } from './report-set';
 import { DATABASE, DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from './tokens';
 import type { RegistryOptions } from './tokens';
 
 export const CATALOG_CHANNEL = 'gateway_catalog';
+
+/** What every report verdict of a tenant depends on besides the report: schema and tables. */
+function dataScope(tenant: TenantRecord): string {
+  return createHash('sha256')
+    .update(`${tenant.dataSchema}|${tenant.allowedTables.join(',')}`)
+    .digest('base64url')
+    .slice(0, 12);
+}
 
 /** What L2 holds per tenant and version: everything a catalog is built from. */
 interface CatalogSnapshot {
@@ -34,7 +44,6 @@ interface CatalogSnapshot {
 interface TenantState {
   version: number;
   catalog: TenantCatalog;
-  snapshot: CatalogSnapshot;
   checkedAt: number;
 }
 
@@ -138,8 +147,8 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     return this.build(tenantId, version);
   }
 
-  /** The last snapshot this instance read for a tenant, kept across invalidation for refreshes. */
-  private readonly previous = new Map<string, CatalogSnapshot>();
+  /** The last catalog this instance built for a tenant, kept across invalidation for refreshes. */
+  private readonly previous = new Map<string, TenantCatalog>();
 
   /** The last catalog this instance built for the tenant, however old (for degraded mode). */
   lastKnown(tenantId: string): TenantCatalog | undefined {
@@ -156,16 +165,10 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     if (pending) return pending;
     const generation = this.generations.get(tenantId) ?? 0;
     const promise = this.load(tenantId, version)
-      .then((snapshot) => {
-        const catalog = this.assemble(snapshot);
-        this.previous.set(tenantId, snapshot);
+      .then((catalog) => {
+        this.previous.set(tenantId, catalog);
         if ((this.generations.get(tenantId) ?? 0) === generation) {
-          this.states.set(tenantId, {
-            version: catalog.version,
-            catalog,
-            snapshot,
-            checkedAt: Date.now(),
-          });
+          this.states.set(tenantId, { version: catalog.version, catalog, checkedAt: Date.now() });
         }
         return catalog;
       })
@@ -175,21 +178,22 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /**
-   * What a catalog is built from. A tenant this instance served before is refreshed: only
-   * reports whose version or status moved are read again, so a change in a big catalog costs
-   * what changed. A tenant seen for the first time comes from L2, else Postgres.
+   * A tenant this instance served before is refreshed: only reports changed or removed
+   * since the catalog it holds are read (see the report-changes migration), and the rest is
+   * reused as is, so a change in a big catalog costs what changed. A tenant seen for the
+   * first time comes from L2, else Postgres.
    */
-  private async load(tenantId: string, version: number): Promise<CatalogSnapshot> {
+  private async load(tenantId: string, version: number): Promise<TenantCatalog> {
     const previous = this.previous.get(tenantId);
     if (previous) {
       this.metrics.inc('gateway_catalog_builds_total', { source: 'refresh' });
-      return this.refresh(tenantId, previous);
+      return this.refresh(previous);
     }
     const l2Key = `catalog:${tenantId}:v${version}`;
     const cached = await this.shared.get(l2Key);
     if (cached) {
       this.metrics.inc('gateway_catalog_builds_total', { source: 'redis' });
-      return JSON.parse(cached) as CatalogSnapshot;
+      return this.assemble(JSON.parse(cached) as CatalogSnapshot);
     }
     const snapshot = await this.readPostgres(tenantId);
     this.metrics.inc('gateway_catalog_builds_total', { source: 'postgres' });
@@ -197,32 +201,29 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     if (snapshot.tenant.catalogVersion === version) {
       void this.shared.set(l2Key, JSON.stringify(snapshot), this.options.cacheTtlSeconds);
     }
-    return snapshot;
+    return this.assemble(snapshot);
   }
 
-  private async refresh(tenantId: string, previous: CatalogSnapshot): Promise<CatalogSnapshot> {
-    const [tenant, versions, access, generated] = await Promise.all([
-      this.repository.findTenant(tenantId),
-      this.repository.reportVersions(tenantId),
+  /**
+   * The tenant row is read first: its version is what the new catalog claims to be, and the
+   * changes read after it may only be newer (read again, harmlessly, by the next refresh).
+   */
+  private async refresh(previous: TenantCatalog): Promise<TenantCatalog> {
+    const tenantId = previous.tenant.id;
+    const tenant = await this.repository.findTenant(tenantId);
+    if (!tenant) throw tenantMissing();
+    const [changes, access, generated] = await Promise.all([
+      this.repository.changesSince(tenantId, previous.version),
       this.repository.loadAccess(tenantId),
       this.repository.loadGenerated(tenantId),
     ]);
-    if (!tenant) throw tenantMissing();
-    const known = new Map(previous.reports.map((r) => [r.metadata.id, r]));
-    const changed = versions.filter((v) => {
-      const before = known.get(v.id);
-      return !before || before.metadata.version !== v.version || before.status !== v.status;
-    });
-    const fresh = new Map(
-      (
-        await this.repository.loadReports(
-          tenantId,
-          changed.map((v) => v.id),
-        )
-      ).map((r) => [r.metadata.id, r]),
+    const reports = previous.reports.patch(
+      changes.changed,
+      changes.removed,
+      dataScope(tenant),
+      this.admitter(tenant),
     );
-    const reports = versions.flatMap((v) => fresh.get(v.id) ?? known.get(v.id) ?? []);
-    return { tenant, reports, access, generated };
+    return this.catalogOf(tenant, reports, access, generated);
   }
 
   private async readPostgres(tenantId: string): Promise<CatalogSnapshot> {
@@ -237,11 +238,28 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private assemble({ tenant, reports, access, generated }: CatalogSnapshot): TenantCatalog {
-    const scope = createHash('sha256')
-      .update(`${tenant.dataSchema}|${tenant.allowedTables.join(',')}`)
-      .digest('base64url')
-      .slice(0, 12);
-    const admitted = reports.map((stored) => {
+    const set = ReportSet.of(reports, dataScope(tenant), this.admitter(tenant));
+    return this.catalogOf(tenant, set, access, generated);
+  }
+
+  private catalogOf(
+    tenant: TenantRecord,
+    reports: ReportSet,
+    access: AccessRecords,
+    generated: GeneratedToolRecord[] | undefined,
+  ): TenantCatalog {
+    return new TenantCatalog(
+      tenant,
+      reports,
+      new AccessPolicy(access),
+      this.admitGenerated(tenant.id, generated ?? []),
+    );
+  }
+
+  /** Judges a report once per version, status and data scope; verdicts are reused across catalogs. */
+  private admitter(tenant: TenantRecord): AdmitReport {
+    const scope = dataScope(tenant);
+    return (stored) => {
       const key = `${tenant.id}:${stored.metadata.id}:${stored.metadata.version}:${stored.status}:${scope}`;
       let verdict = this.rendered.get(key);
       if (!verdict) {
@@ -250,13 +268,7 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
         this.logIfInvalid(tenant.id, verdict);
       }
       return verdict;
-    });
-    return new TenantCatalog(
-      tenant,
-      admitted,
-      new AccessPolicy(access),
-      this.admitGenerated(tenant.id, generated ?? []),
-    );
+    };
   }
 
   /** Generated tools whose source matches its sha256 and whose schema compiles; others are logged once and skipped. */

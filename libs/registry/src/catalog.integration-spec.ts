@@ -40,14 +40,14 @@ describe('CatalogService on real Postgres', () => {
     const after = await names(admin);
     expect(after).toEqual(before);
     const tenant = await catalog.catalog('acme');
-    expect(tenant.statuses.get('role_dump')).toEqual({
+    expect(tenant.reportStatus('role_dump')).toEqual({
       served: false,
       reason: 'the SQL template was rejected',
       problems: [
         expect.objectContaining({ rule: 'relation', message: expect.stringContaining('pg_roles') }),
       ],
     });
-    expect(tenant.statuses.get('sleepy')).toMatchObject({
+    expect(tenant.reportStatus('sleepy')).toMatchObject({
       served: false,
       problems: [expect.objectContaining({ rule: 'function' })],
     });
@@ -68,7 +68,7 @@ describe('CatalogService on real Postgres', () => {
 
   it('refuses a report with a parameter that no filter declares', async () => {
     await insertReport('undeclared', 'SELECT count(*) AS n FROM orders WHERE region = :region');
-    const status = (await catalog.catalog('acme')).statuses.get('undeclared');
+    const status = (await catalog.catalog('acme')).reportStatus('undeclared');
     expect(status).toMatchObject({ served: false, reason: 'invalid metadata' });
     expect(JSON.stringify(status)).toContain(':region is not a declared filter parameter');
   });

@@ -1,5 +1,5 @@
 import type { DatabaseHandle, DB, ReportFieldRow, ReportFilterRow, ReportRow } from '@app/db';
-import type { Selectable } from 'kysely';
+import type { Selectable, SelectQueryBuilder } from 'kysely';
 import type { FieldType, FilterType, ReportMetadata } from '@app/templates';
 
 export interface TenantRecord {
@@ -46,6 +46,17 @@ export interface AccessRecords {
   }>;
 }
 
+/** Which of a tenant's reports to read: all, these ids, or those changed after a catalog version. */
+export type ReportSelection = { ids: readonly string[] } | { changedAfter: number } | undefined;
+
+/** What changed in a tenant's reports after a catalog version. */
+export interface ReportChanges {
+  /** reports inserted or updated after the version, as they are now */
+  changed: StoredReport[];
+  /** ids of reports removed after the version (some may have been added again: see changed) */
+  removed: string[];
+}
+
 /** Reads of the metadata schema. Every method is scoped by tenant, the first argument. */
 export class CatalogRepository {
   constructor(private readonly database: DatabaseHandle) {}
@@ -80,19 +91,19 @@ export class CatalogRepository {
     return row ? Number(row.catalog_version) : undefined;
   }
 
-  /** Full reports with filters and fields; all of the tenant's, or only the ids given. */
-  async loadReports(tenantId: string, ids?: readonly string[]): Promise<StoredReport[]> {
-    if (ids && ids.length === 0) return [];
+  /** Full reports with filters and fields: all of the tenant's, or the selection's. */
+  async loadReports(tenantId: string, selection?: ReportSelection): Promise<StoredReport[]> {
+    if (selection && 'ids' in selection && selection.ids.length === 0) return [];
     const [reports, filters, fields] = await Promise.all([
       this.g
         .selectFrom('reports')
         .selectAll()
         .where('tenant_id', '=', tenantId)
-        .$if(!!ids, (q) => q.where('id', 'in', ids!))
+        .$call((q) => this.selected(q, tenantId, selection, 'id'))
         .orderBy('id')
         .execute(),
-      this.reportChildren('report_filters', tenantId, ids),
-      this.reportChildren('report_fields', tenantId, ids),
+      this.reportChildren('report_filters', tenantId, selection),
+      this.reportChildren('report_fields', tenantId, selection),
     ]);
     const filtersOf = groupBy(filters, (f) => f.report_id);
     const fieldsOf = groupBy(fields, (f) => f.report_id);
@@ -101,11 +112,47 @@ export class CatalogRepository {
     );
   }
 
-  /** Filters or fields of the tenant's reports (or of the ids given), in their declared order. */
+  /**
+   * Reports changed and removed after `version` (see the report-changes migration): the
+   * rows read are the changes, however big the tenant.
+   */
+  async changesSince(tenantId: string, version: number): Promise<ReportChanges> {
+    const [changed, removed] = await Promise.all([
+      this.loadReports(tenantId, { changedAfter: version }),
+      this.g
+        .selectFrom('report_removals')
+        .select('report_id')
+        .where('tenant_id', '=', tenantId)
+        .where('removed_in', '>', String(version))
+        .execute(),
+    ]);
+    return { changed, removed: removed.map((r) => r.report_id) };
+  }
+
+  /** Narrows a query on reports (column `id`) or on their children (`report_id`). */
+  private selected<Q extends SelectQueryBuilder<DB, 'reports' | 'report_filters', object>>(
+    query: Q,
+    tenantId: string,
+    selection: ReportSelection,
+    column: 'id' | 'report_id',
+  ): Q {
+    if (!selection) return query;
+    if ('ids' in selection) return query.where(column, 'in', selection.ids) as Q;
+    if (column === 'id') return query.where('changed_in', '>', String(selection.changedAfter)) as Q;
+    return query.where('report_id', 'in', (eb) =>
+      eb
+        .selectFrom('reports')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('changed_in', '>', String(selection.changedAfter)),
+    ) as Q;
+  }
+
+  /** Filters or fields of the tenant's reports (or of the selection's), in their declared order. */
   private reportChildren<T extends 'report_filters' | 'report_fields'>(
     table: T,
     tenantId: string,
-    ids?: readonly string[],
+    selection: ReportSelection,
   ) {
     return (
       this.database.db
@@ -114,24 +161,12 @@ export class CatalogRepository {
         .selectFrom(table as 'report_filters')
         .selectAll()
         .where('tenant_id', '=', tenantId)
-        .$if(!!ids, (q) => q.where('report_id', 'in', ids!))
+        .$call((q) => this.selected(q, tenantId, selection, 'report_id'))
         .orderBy('report_id')
         .orderBy('position')
         .orderBy('name')
         .execute() as Promise<Array<Selectable<DB[T]>>>
     );
-  }
-
-  /** Id, version and status of every report: enough to tell which ones changed. */
-  async reportVersions(
-    tenantId: string,
-  ): Promise<Array<{ id: string; version: number; status: 'active' | 'disabled' }>> {
-    return this.g
-      .selectFrom('reports')
-      .select(['id', 'version', 'status'])
-      .where('tenant_id', '=', tenantId)
-      .orderBy('id')
-      .execute();
   }
 
   async loadGenerated(tenantId: string): Promise<GeneratedToolRecord[]> {

@@ -60,39 +60,15 @@ export class CatalogService {
     return this.store.catalog(tenantId);
   }
 
-  /**
-   * Every tool of the tenant before access checks. Later entries win a name clash:
-   * generated tools never shadow a report, and built-ins always win.
-   */
-  private candidates(catalog: TenantCatalog): ServedTool[] {
-    const entries = (tools: ServedTool[]) =>
-      tools.map((t): [string, ServedTool] => [t.definition.name, t]);
-    const generated = [...catalog.generated.values()].map((g): ServedTool => ({
-      kind: 'generated',
-      definition: g.definition,
-      generated: g,
-    }));
-    const reports = [...catalog.tools.values()].map((report): ServedTool => ({
-      kind: 'report',
-      definition: report.definition,
-      report,
-    }));
-    const builtins = this.builtins
-      .all()
-      .map((builtin): ServedTool => ({ kind: 'builtin', definition: builtin.definition, builtin }));
-    return [
-      ...new Map<string, ServedTool>([
-        ...entries(generated),
-        ...entries(reports),
-        ...entries(builtins),
-      ]).values(),
-    ];
-  }
-
   private index(catalog: TenantCatalog): ToolIndex {
     let index = this.indexes.get(catalog);
     if (!index || index.builtinsVersion !== this.builtins.version) {
-      index = new ToolIndex(this.candidates(catalog), this.builtins.version);
+      index = new ToolIndex(
+        catalog.reports,
+        catalog.generated.values(),
+        this.builtins.all(),
+        this.builtins.version,
+      );
       this.indexes.set(catalog, index);
     }
     return index;

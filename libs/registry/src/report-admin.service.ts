@@ -57,9 +57,7 @@ export class ReportAdminService {
 
   async get(admin: Principal, id: string): Promise<AdminReportView> {
     const catalog = await this.adminCatalog(admin);
-    const stored = (await this.catalogRows.loadReports(admin.tenantId)).find(
-      (s) => s.metadata.id === id,
-    );
+    const [stored] = await this.catalogRows.loadReports(admin.tenantId, { ids: [id] });
     if (!stored) throw new RegistryError('REPORT_NOT_FOUND', `no report "${id}" in your tenant`);
     return {
       report: toReportDocument(stored.metadata, stored.status),
@@ -137,7 +135,7 @@ function statusView(
   // A write may be newer than the catalog this instance holds; say "pending" rather than guess.
   const status: ReportServingStatus | undefined =
     catalog.reportVersion(metadata.id) === metadata.version
-      ? catalog.statuses.get(metadata.id)
+      ? catalog.reportStatus(metadata.id)
       : undefined;
   const base = { version: metadata.version, updated_at: updatedAt };
   if (!status)

@@ -2,6 +2,7 @@ import { ReportTool, TemplateError } from '@app/templates';
 import type { TemplateProblem } from '@app/templates';
 import type { AccessPolicy } from './access-policy';
 import type { GeneratedTool } from './generated-tools';
+import type { ReportSet } from './report-set';
 import type { StoredReport, TenantRecord } from './catalog.repository';
 import { templateProblems } from './template-check';
 
@@ -43,26 +44,18 @@ export function admitReport(stored: StoredReport, tenant: TenantRecord): Admitte
   return { id, version, status: { served: true }, tool };
 }
 
-/** One tenant's catalog at one version: rendered tools, why others are not served, access. */
+/** One tenant's catalog at one version: report tools, why others are not served, access. */
 export class TenantCatalog {
-  readonly tools = new Map<string, ReportTool>();
   /** generated tools (meta_tool) that passed the integrity checks */
   readonly generated = new Map<string, GeneratedTool>();
-  readonly statuses = new Map<string, ReportServingStatus>();
-  private readonly versions = new Map<string, number>();
 
   constructor(
     readonly tenant: TenantRecord,
-    admitted: AdmittedReport[],
+    readonly reports: ReportSet,
     readonly access: AccessPolicy,
     generated: GeneratedTool[] = [],
   ) {
     for (const tool of generated) this.generated.set(tool.definition.name, tool);
-    for (const report of admitted) {
-      this.versions.set(report.id, report.version);
-      this.statuses.set(report.id, report.status);
-      if (report.tool) this.tools.set(report.tool.definition.name, report.tool);
-    }
   }
 
   get version(): number {
@@ -70,6 +63,11 @@ export class TenantCatalog {
   }
 
   reportVersion(id: string): number | undefined {
-    return this.versions.get(id);
+    return this.reports.verdict(id)?.version;
+  }
+
+  /** Whether the report is served, and if not why; undefined for an unknown id. */
+  reportStatus(id: string): ReportServingStatus | undefined {
+    return this.reports.verdict(id)?.status;
   }
 }

@@ -1,0 +1,102 @@
+import { initSqlParser, ReportTool } from '@app/templates';
+import type { StoredReport } from './catalog.repository';
+import { ReportSet } from './report-set';
+import type { AdmitReport } from './report-set';
+
+function stored(
+  id: string,
+  category: string,
+  version = 1,
+  status: StoredReport['status'] = 'active',
+): StoredReport {
+  return {
+    status,
+    updatedAt: '2026-11-30T00:00:00Z',
+    metadata: {
+      tenantId: 'acme',
+      id,
+      name: id,
+      description: `report ${id}`,
+      sqlTemplate: 'SELECT count(*) AS n FROM orders',
+      category,
+      version,
+      filters: [],
+      fields: [{ name: 'n', type: 'integer', description: 'count' }],
+    },
+  };
+}
+
+/** Serves active reports, counting how often it is asked. */
+function counting(): { admit: AdmitReport; calls: string[] } {
+  const calls: string[] = [];
+  const admit: AdmitReport = (s) => {
+    calls.push(s.metadata.id);
+    const { id, version } = s.metadata;
+    return s.status === 'disabled'
+      ? { id, version, status: { served: false, reason: 'disabled' } }
+      : { id, version, status: { served: true }, tool: new ReportTool(s.metadata) };
+  };
+  return { admit, calls };
+}
+
+const names = (set: ReportSet, category: string) =>
+  set
+    .inCategory(category)
+    .map((t) => t.definition.name)
+    .sort();
+
+describe('ReportSet', () => {
+  beforeAll(() => initSqlParser());
+  const initial = [stored('a', 'sales'), stored('b', 'sales'), stored('c', 'finance')];
+
+  it('is the same object when nothing changed, and judges nothing again', () => {
+    const { admit, calls } = counting();
+    const set = ReportSet.of(initial, 'scope1', admit);
+    expect(calls).toEqual(['a', 'b', 'c']);
+    expect(set.patch([], [], 'scope1', admit)).toBe(set);
+    expect(calls).toHaveLength(3);
+  });
+
+  it('judges only the changed reports and keeps every other verdict', () => {
+    const { admit, calls } = counting();
+    const set = ReportSet.of(initial, 'scope1', admit);
+    const next = set.patch([stored('b', 'finance', 2)], ['a'], 'scope1', admit);
+    expect(calls.slice(3)).toEqual(['b']);
+    expect(next.verdict('c')).toBe(set.verdict('c'));
+    expect(next.verdict('a')).toBeUndefined();
+    expect(next.tool('query_report_a')).toBeUndefined();
+    expect(names(next, 'sales')).toEqual([]);
+    expect(names(next, 'finance')).toEqual(['query_report_b', 'query_report_c']);
+    expect(next.size).toBe(2);
+    // the earlier set is untouched: catalogs of the older version still use it
+    expect(names(set, 'sales')).toEqual(['query_report_a', 'query_report_b']);
+    expect(set.size).toBe(3);
+  });
+
+  it('keeps a disabled report out of the tools but knows why', () => {
+    const { admit } = counting();
+    const set = ReportSet.of(initial, 'scope1', admit);
+    const next = set.patch([stored('c', 'finance', 2, 'disabled')], [], 'scope1', admit);
+    expect(next.tool('query_report_c')).toBeUndefined();
+    expect(names(next, 'finance')).toEqual([]);
+    expect(next.verdict('c')?.status).toEqual({ served: false, reason: 'disabled' });
+  });
+
+  it('a removal and a re-add in one patch leaves the report present', () => {
+    const { admit } = counting();
+    const set = ReportSet.of(initial, 'scope1', admit);
+    const next = set.patch([stored('a', 'inventory', 2)], ['a'], 'scope1', admit);
+    expect(next.verdict('a')?.version).toBe(2);
+    expect(names(next, 'inventory')).toEqual(['query_report_a']);
+    expect(names(next, 'sales')).toEqual(['query_report_b']);
+  });
+
+  it('judges every report again when the data scope changes', () => {
+    const { admit, calls } = counting();
+    const set = ReportSet.of(initial, 'scope1', admit);
+    const next = set.patch([], [], 'scope2', admit);
+    expect(calls.slice(3).sort()).toEqual(['a', 'b', 'c']);
+    expect(next.scope).toBe('scope2');
+    expect(next.size).toBe(3);
+  });
+});
