@@ -21,8 +21,7 @@ module.exports = {
         '<rootDir>/test/e2e/**/*.e2e-spec.ts',
       ],
       globalSetup: '<rootDir>/test/global-setup.ts',
-      // real servers and child processes: generous on a loaded machine, still bounded
-      testTimeout: 20_000,
+      setupFilesAfterEnv: ['<rootDir>/test/integration-timeout.ts'],
       globalTeardown: '<rootDir>/test/global-teardown.ts',
     },
   ],

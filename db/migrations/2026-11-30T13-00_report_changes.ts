@@ -10,7 +10,9 @@ import type { Kysely } from 'kysely';
  *
  * The version is claimed by updating the tenant row, whose lock is held until commit: two
  * transactions changing one tenant claim versions in commit order, so a reader that saw
- * version V can never later find a committed change stamped V or lower.
+ * version V can never later find a committed change stamped V or lower. A transaction
+ * claims once per tenant, however many rows it changes (it used to bump per row, which made
+ * one big transaction quadratic).
  *
  * Rows older than this migration have `changed_in` 0: a gateway reads them on its first load of
  * the tenant, and refreshes never need them again. Writers that turn triggers off (session_replication_role = replica) must stamp
@@ -25,22 +27,62 @@ const UP = [
      removed_in bigint NOT NULL,
      PRIMARY KEY (tenant_id, report_id))`,
   `CREATE INDEX report_removals_tenant_removed_in ON gateway.report_removals (tenant_id, removed_in)`,
-  `CREATE FUNCTION gateway.stamp_report_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
+  // The version a change claims: one bump of the tenant row per transaction. The first
+  // change of a transaction bumps it, records the transaction in claimed_by and holds the
+  // row's lock until commit; later changes of the same transaction find their own claim and
+  // reuse it, so a bulk change costs one update of the tenant row, not one per row.
+  // (pg_current_xact_id is the top-level transaction: a claim rolled back with a savepoint
+  // is gone with it, and the next change claims again.)
+  `ALTER TABLE gateway.tenants ADD COLUMN claimed_by xid8`,
+  `CREATE FUNCTION gateway.claim_catalog_version(tenant text) RETURNS bigint LANGUAGE plpgsql AS $fn$
    DECLARE
      claimed bigint;
+     mine boolean;
+   BEGIN
+     SELECT catalog_version, claimed_by IS NOT DISTINCT FROM pg_current_xact_id() INTO claimed, mine
+       FROM gateway.tenants WHERE id = tenant;
+     IF NOT FOUND THEN RETURN NULL; END IF;
+     IF mine THEN RETURN claimed; END IF;
+     UPDATE gateway.tenants
+        SET catalog_version = catalog_version + 1, claimed_by = pg_current_xact_id()
+      WHERE id = tenant
+      RETURNING catalog_version INTO claimed;
+     RETURN claimed;
+   END
+   $fn$`,
+  // Every metadata table's trigger (first migration) now claims through it as well.
+  `CREATE OR REPLACE FUNCTION gateway.bump_catalog_version() RETURNS trigger LANGUAGE plpgsql AS $fn$
+   DECLARE
+     changed_tenant text;
+   BEGIN
+     IF TG_OP = 'DELETE' THEN changed_tenant := OLD.tenant_id; ELSE changed_tenant := NEW.tenant_id; END IF;
+     PERFORM gateway.claim_catalog_version(changed_tenant);
+     PERFORM pg_notify('gateway_catalog', changed_tenant);
+     IF TG_OP = 'UPDATE' AND OLD.tenant_id IS DISTINCT FROM NEW.tenant_id THEN
+       PERFORM gateway.claim_catalog_version(OLD.tenant_id);
+       PERFORM pg_notify('gateway_catalog', OLD.tenant_id);
+     END IF;
+     RETURN NULL;
+   END
+   $fn$`,
+  `CREATE FUNCTION gateway.record_removal(tenant text, report text) RETURNS void LANGUAGE plpgsql AS $fn$
+   DECLARE
+     claimed bigint := gateway.claim_catalog_version(tenant);
+   BEGIN
+     -- a tenant being deleted takes its reports and tombstones with it
+     IF claimed IS NOT NULL THEN
+       INSERT INTO gateway.report_removals (tenant_id, report_id, removed_in)
+         VALUES (tenant, report, claimed)
+         ON CONFLICT (tenant_id, report_id) DO UPDATE SET removed_in = EXCLUDED.removed_in;
+     END IF;
+   END
+   $fn$`,
+  `CREATE FUNCTION gateway.stamp_report_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
    BEGIN
      IF TG_OP = 'UPDATE' AND OLD.tenant_id IS DISTINCT FROM NEW.tenant_id THEN
-       UPDATE gateway.tenants SET catalog_version = catalog_version + 1 WHERE id = OLD.tenant_id
-         RETURNING catalog_version INTO claimed;
-       IF FOUND THEN
-         INSERT INTO gateway.report_removals (tenant_id, report_id, removed_in)
-           VALUES (OLD.tenant_id, OLD.id, claimed)
-           ON CONFLICT (tenant_id, report_id) DO UPDATE SET removed_in = EXCLUDED.removed_in;
-       END IF;
+       PERFORM gateway.record_removal(OLD.tenant_id, OLD.id);
      END IF;
-     UPDATE gateway.tenants SET catalog_version = catalog_version + 1 WHERE id = NEW.tenant_id
-       RETURNING catalog_version INTO claimed;
-     NEW.changed_in := coalesce(claimed, 0);
+     NEW.changed_in := coalesce(gateway.claim_catalog_version(NEW.tenant_id), 0);
      IF TG_OP = 'INSERT' THEN
        DELETE FROM gateway.report_removals WHERE tenant_id = NEW.tenant_id AND report_id = NEW.id;
      END IF;
@@ -48,17 +90,8 @@ const UP = [
    END
    $fn$`,
   `CREATE FUNCTION gateway.record_report_removal() RETURNS trigger LANGUAGE plpgsql AS $fn$
-   DECLARE
-     claimed bigint;
    BEGIN
-     UPDATE gateway.tenants SET catalog_version = catalog_version + 1 WHERE id = OLD.tenant_id
-       RETURNING catalog_version INTO claimed;
-     -- a tenant being deleted takes its reports and tombstones with it
-     IF FOUND THEN
-       INSERT INTO gateway.report_removals (tenant_id, report_id, removed_in)
-         VALUES (OLD.tenant_id, OLD.id, claimed)
-         ON CONFLICT (tenant_id, report_id) DO UPDATE SET removed_in = EXCLUDED.removed_in;
-     END IF;
+     PERFORM gateway.record_removal(OLD.tenant_id, OLD.id);
      RETURN NULL;
    END
    $fn$`,
@@ -77,11 +110,31 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql.raw('DROP TRIGGER reports_removed ON gateway.reports').execute(db);
-  await sql.raw('DROP TRIGGER reports_changed_update ON gateway.reports').execute(db);
-  await sql.raw('DROP TRIGGER reports_changed_insert ON gateway.reports').execute(db);
-  await sql.raw('DROP FUNCTION gateway.record_report_removal()').execute(db);
-  await sql.raw('DROP FUNCTION gateway.stamp_report_change()').execute(db);
-  await sql.raw('DROP TABLE gateway.report_removals').execute(db);
-  await sql.raw('ALTER TABLE gateway.reports DROP COLUMN changed_in').execute(db);
+  for (const statement of [
+    'DROP TRIGGER reports_removed ON gateway.reports',
+    'DROP TRIGGER reports_changed_update ON gateway.reports',
+    'DROP TRIGGER reports_changed_insert ON gateway.reports',
+    'DROP FUNCTION gateway.record_report_removal()',
+    'DROP FUNCTION gateway.stamp_report_change()',
+    'DROP FUNCTION gateway.record_removal(text, text)',
+    `CREATE OR REPLACE FUNCTION gateway.bump_catalog_version() RETURNS trigger LANGUAGE plpgsql AS $fn$
+     DECLARE
+       changed_tenant text;
+     BEGIN
+       IF TG_OP = 'DELETE' THEN changed_tenant := OLD.tenant_id; ELSE changed_tenant := NEW.tenant_id; END IF;
+       UPDATE gateway.tenants SET catalog_version = catalog_version + 1 WHERE id = changed_tenant;
+       PERFORM pg_notify('gateway_catalog', changed_tenant);
+       IF TG_OP = 'UPDATE' AND OLD.tenant_id IS DISTINCT FROM NEW.tenant_id THEN
+         UPDATE gateway.tenants SET catalog_version = catalog_version + 1 WHERE id = OLD.tenant_id;
+         PERFORM pg_notify('gateway_catalog', OLD.tenant_id);
+       END IF;
+       RETURN NULL;
+     END
+     $fn$`,
+    'DROP FUNCTION gateway.claim_catalog_version(text)',
+    'DROP TABLE gateway.report_removals',
+    'ALTER TABLE gateway.tenants DROP COLUMN claimed_by',
+    'ALTER TABLE gateway.reports DROP COLUMN changed_in',
+  ])
+    await sql.raw(statement).execute(db);
 }

@@ -12,6 +12,7 @@ import { HealthController } from './health/health.controller';
 import { McpModule } from './mcp/mcp.module';
 import { DomainExceptionFilter } from './http/domain-exception.filter';
 import { AccessController } from './tools/access.controller';
+import { ToolListHotPath } from './tools/tool-list.hot-path';
 import { ToolsController } from './tools/tools.controller';
 
 @Module({
@@ -35,6 +36,6 @@ import { ToolsController } from './tools/tools.controller';
     MetaToolController,
     HealthController,
   ],
-  providers: [{ provide: APP_FILTER, useClass: DomainExceptionFilter }],
+  providers: [{ provide: APP_FILTER, useClass: DomainExceptionFilter }, ToolListHotPath],
 })
 export class AppModule {}

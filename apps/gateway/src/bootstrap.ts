@@ -1,8 +1,12 @@
+import { Metrics } from '@app/registry';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
+import { installHotPaths } from './http/hot-paths';
+import { McpListHotPath } from './mcp/mcp-list.hot-path';
+import { ToolListHotPath } from './tools/tool-list.hot-path';
 
 /** Builds the app (also used by e2e tests and benches); does not listen. */
 export async function createGateway(
@@ -22,6 +26,11 @@ export async function createGateway(
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
+  installHotPaths(
+    app.getHttpAdapter().getInstance(),
+    [app.get(ToolListHotPath), app.get(McpListHotPath)],
+    app.get(Metrics),
+  );
   app.enableShutdownHooks();
   return app;
 }

@@ -120,8 +120,11 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
    * (listener down, or `verify`) the version is read from Postgres first.
    */
   async catalog(tenantId: string, options: { verify?: boolean } = {}): Promise<TenantCatalog> {
+    if (!options.verify) {
+      const current = this.current(tenantId);
+      if (current) return current;
+    }
     const state = this.states.get(tenantId);
-    if (state && !options.verify && this.trusted(state)) return state.catalog;
     let version: number | undefined;
     try {
       version = await this.repository.catalogVersion(tenantId);
@@ -149,6 +152,12 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** The last catalog this instance built for a tenant, kept across invalidation for refreshes. */
   private readonly previous = new Map<string, TenantCatalog>();
+
+  /** The tenant's catalog if memory alone may answer (the LISTEN connection vouches for it). */
+  current(tenantId: string): TenantCatalog | undefined {
+    const state = this.states.get(tenantId);
+    return state && this.trusted(state) ? state.catalog : undefined;
+  }
 
   /** The last catalog this instance built for the tenant, however old (for degraded mode). */
   lastKnown(tenantId: string): TenantCatalog | undefined {

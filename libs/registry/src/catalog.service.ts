@@ -132,12 +132,39 @@ export class CatalogService {
     return this.toolsetKey(catalog, principal, context).key;
   }
 
+  /**
+   * The caller's toolset key from memory alone, or undefined when memory cannot tell (the
+   * catalog is not held or not vouched for, or the context is unknown): then ask
+   * `toolsetKeyFor`, which reads what it must and explains a refusal.
+   */
+  cachedToolsetKey(principal: Principal, context?: string): string | undefined {
+    const catalog = this.store.current(principal.tenantId);
+    if (!catalog || (context !== undefined && !catalog.access.hasContext(context)))
+      return undefined;
+    return this.toolsetKey(catalog, principal, context).key;
+  }
+
+  /** A list body already in L1, without any I/O; undefined when `listBody` must be asked. */
+  cachedListBody(
+    principal: Principal,
+    format: ToolFormat,
+    context?: string,
+  ): { body: string; key: string } | undefined {
+    const key = this.cachedToolsetKey(principal, context);
+    const body = key === undefined ? undefined : this.lists.get(`${key}:${format}`);
+    if (key === undefined || body === undefined) return undefined;
+    this.countL1();
+    return { body, key };
+  }
+
   /** The list response body, serialised once per (toolset, format) and then reused. */
   async listBody(
     principal: Principal,
     format: ToolFormat,
     context?: string,
   ): Promise<{ body: string; key: string }> {
+    const hit = this.cachedListBody(principal, format, context);
+    if (hit) return hit;
     const catalog = await this.store.catalog(principal.tenantId);
     const { key } = this.toolsetKey(catalog, principal, context);
     const cacheKey = `${key}:${format}`;

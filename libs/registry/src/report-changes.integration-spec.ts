@@ -167,6 +167,44 @@ describe('incremental catalog refresh on real Postgres', () => {
     expect(tool.definition.description).not.toContain('globex only');
   });
 
+  it('claims one version per transaction, however many rows it changes', async () => {
+    const version = async () => Number((await repository.catalogVersion('acme')) ?? Number.NaN);
+    const before = await version();
+    await db.handle.db.transaction().execute(async (trx) => {
+      // an unrelated edit of the tenant row does not count as this transaction's claim
+      await sql`UPDATE gateway.tenants SET name = name WHERE id = 'acme'`.execute(trx);
+      await sql`INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)
+                SELECT 'acme', 'bulk_' || i, 'bulk ' || i, 'bulk', 'SELECT count(*) AS n FROM orders', 'bulk'
+                FROM generate_series(1, 200) i`.execute(trx);
+      await sql`INSERT INTO gateway.report_fields (tenant_id, report_id, name, type)
+                SELECT 'acme', 'bulk_' || i, 'n', 'integer' FROM generate_series(1, 200) i`.execute(
+        trx,
+      );
+    });
+    const after = await version();
+    expect(after).toBe(before + 1);
+    const changes = await repository.changesSince('acme', before);
+    expect(changes.changed).toHaveLength(200);
+    expect(new Set(changes.changed.map((r) => r.metadata.version))).toEqual(new Set([2]));
+    expect((await current()).reports.tool('query_report_bulk_200')).toBeDefined();
+
+    // a claim rolled back with its savepoint is gone; the next change claims again
+    await db.handle.db.transaction().execute(async (trx) => {
+      await sql`SAVEPOINT s`.execute(trx);
+      await sql`UPDATE gateway.reports SET description = 'rolled back' WHERE tenant_id = 'acme' AND id = 'bulk_1'`.execute(
+        trx,
+      );
+      await sql`ROLLBACK TO SAVEPOINT s`.execute(trx);
+      await sql`UPDATE gateway.reports SET description = 'kept' WHERE tenant_id = 'acme' AND id = 'bulk_2'`.execute(
+        trx,
+      );
+    });
+    expect(await version()).toBe(after + 1);
+    expect(
+      (await repository.changesSince('acme', after)).changed.map((r) => r.metadata.id),
+    ).toEqual(['bulk_2']);
+  });
+
   it('takes its tombstones along when a tenant is deleted', async () => {
     await run(sql`INSERT INTO gateway.tenants (id, name) VALUES ('shortlived', 'Short-lived')`);
     await run(sql`INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)

@@ -9,6 +9,10 @@ import { signingSecret } from './signing-key';
 
 export class AuthError extends Error {}
 
+function bearerToken(authorization: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+}
+
 /** Bearer JWT -> Principal. Only the configured bindable claims are carried over. */
 @Injectable()
 export class TokenVerifier {
@@ -26,11 +30,19 @@ export class TokenVerifier {
     }
   }
 
+  /** The principal of a token this instance verified before and that has not expired; no I/O. */
+  cached(authorization: string | undefined): Principal | undefined {
+    const token = bearerToken(authorization);
+    const known = token === undefined ? undefined : this.verified.get(token);
+    return known && known.expiresAt > Date.now() ? known.principal : undefined;
+  }
+
   async verify(authorization: string | undefined): Promise<Principal> {
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
-    if (!match) throw new AuthError('missing bearer token: send Authorization: Bearer <JWT>');
-    const known = this.verified.get(match[1]);
-    if (known && known.expiresAt > Date.now()) return known.principal;
+    const known = this.cached(authorization);
+    if (known) return known;
+    const token = bearerToken(authorization);
+    if (token === undefined)
+      throw new AuthError('missing bearer token: send Authorization: Bearer <JWT>');
     let payload: JWTPayload;
     try {
       const options = {
@@ -38,7 +50,7 @@ export class TokenVerifier {
         audience: this.config.auth.audience,
         algorithms: this.config.auth.jwksUrl ? undefined : ['HS256'],
       };
-      payload = (await jwtVerify(match[1], this.key, options)).payload;
+      payload = (await jwtVerify(token, this.key, options)).payload;
     } catch (err) {
       if (err instanceof errors.JWTExpired) throw new AuthError('the token has expired');
       throw new AuthError('the token is invalid');
@@ -49,7 +61,7 @@ export class TokenVerifier {
       payload.exp !== undefined ? payload.exp * 1000 : Infinity,
       Date.now() + 600_000,
     );
-    this.verified.set(match[1], { principal, expiresAt });
+    this.verified.set(token, { principal, expiresAt });
     return principal;
   }
 

@@ -21,15 +21,25 @@ export interface SessionIdentity {
 
 const TEXT_LIMIT = 8000;
 
+/** A toolset in MCP shape, built once per toolset key. */
+export interface ListedTools {
+  tools: Tool[];
+  /**
+   * The start of a tools/list response as the SDK serialises it, up to the request id:
+   * `{"result":{"tools":[...]},"jsonrpc":"2.0","id":` (answers written without the SDK).
+   */
+  responsePrefix: Buffer;
+  /** changes when any tool of the list does */
+  fingerprint: string;
+}
+
 /**
  * One MCP `Server` per session, answering tools/list and tools/call through the same
  * catalog, access filter and executor as the REST API.
  */
 @Injectable()
 export class McpServerFactory {
-  private readonly lists = new LRUCache<string, { tools: Tool[]; fingerprint: string }>({
-    max: 5_000,
-  });
+  private readonly lists = new LRUCache<string, ListedTools>({ max: 5_000 });
 
   constructor(
     private readonly catalog: CatalogService,
@@ -65,20 +75,28 @@ export class McpServerFactory {
   }
 
   /** The session's tools in MCP shape, and a fingerprint that changes when any of them does. */
-  async list(identity: SessionIdentity): Promise<{ tools: Tool[]; fingerprint: string }> {
+  async list(identity: SessionIdentity): Promise<ListedTools> {
     // Built once per toolset (same key = same list), like the REST list body.
     const key = await this.catalog.toolsetKeyFor(identity.principal, identity.context);
     let listed = this.lists.get(key);
     if (!listed) {
       const visible = await this.catalog.visibleSet(identity.principal, identity.context);
       const tools = visible.tools.map((t) => formatTool(t.definition, 'mcp') as Tool);
+      const json = JSON.stringify(tools);
       listed = {
         tools,
-        fingerprint: createHash('sha256').update(JSON.stringify(tools)).digest('base64url'),
+        responsePrefix: Buffer.from(`{"result":{"tools":${json}},"jsonrpc":"2.0","id":`),
+        fingerprint: createHash('sha256').update(json).digest('base64url'),
       };
       this.lists.set(key, listed);
     }
     return listed;
+  }
+
+  /** The session's list from memory alone, or undefined when `list` must be asked. */
+  cachedList(identity: SessionIdentity): ListedTools | undefined {
+    const key = this.catalog.cachedToolsetKey(identity.principal, identity.context);
+    return key === undefined ? undefined : this.lists.get(key);
   }
 }
 

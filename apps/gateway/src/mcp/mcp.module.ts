@@ -1,6 +1,7 @@
 import { RegistryModule } from '@app/registry';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { McpListHotPath } from './mcp-list.hot-path';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpSessions } from './mcp-sessions.service';
 import { McpController } from './mcp.controller';
@@ -8,6 +9,7 @@ import { McpController } from './mcp.controller';
 @Module({
   imports: [RegistryModule, AuthModule],
   controllers: [McpController],
-  providers: [McpServerFactory, McpSessions],
+  providers: [McpServerFactory, McpSessions, McpListHotPath],
+  exports: [McpListHotPath],
 })
 export class McpModule {}

@@ -7,11 +7,11 @@ import {
   Body,
   Controller,
   Get,
-  Headers,
   HttpCode,
   Param,
   Post,
   Query,
+  Req,
   Res,
   UseGuards,
 } from '@nestjs/common';
@@ -23,8 +23,10 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
+import { requestedContext } from '../http/hot-paths';
+import { LIST_CONTENT_TYPE } from './tool-list.hot-path';
 
 function parseFormat(value: string | undefined): ToolFormat {
   if (value === undefined || value === '') return 'openai';
@@ -52,21 +54,18 @@ export class ToolsController {
   @ApiHeader({ name: 'X-Business-Context', required: false })
   async list(
     @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
     @Query('format') format?: string,
-    @Query('context') context?: string,
-    @Headers('x-business-context') contextHeader?: string,
   ): Promise<void> {
-    // The body is cached already serialised; it is sent as is.
+    // The body is cached already serialised; it is sent as is. Warm requests are answered
+    // the same way by ToolListHotPath before they get here.
     const { body, key } = await this.catalog.listBody(
       principal,
       parseFormat(format),
-      context || contextHeader || undefined,
+      requestedContext(request),
     );
-    await reply
-      .header('content-type', 'application/json; charset=utf-8')
-      .header('x-toolset-key', key)
-      .send(body);
+    await reply.header('content-type', LIST_CONTENT_TYPE).header('x-toolset-key', key).send(body);
   }
 
   @Post(':name/call')

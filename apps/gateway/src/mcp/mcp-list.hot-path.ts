@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TokenVerifier } from '../auth/token-verifier';
+import type { HotPath } from '../http/hot-paths';
+import { McpServerFactory } from './mcp-server.factory';
+import { McpSessions, ownerOf } from './mcp-sessions.service';
+
+/**
+ * POST /mcp `tools/list` in an open session, answered with the session's cached list
+ * without the SDK transport (request conversion, schema validation, re-serialising the
+ * list): what an agent loop asks before every turn. It answers only a plain request the
+ * transport would accept as is (one JSON-RPC request, no params, no Origin header, both
+ * Accept types, a JSON body, a supported protocol version) from the session's owner, with
+ * the list already in memory; the response is byte for byte the SDK's. Anything else goes
+ * to McpController and the SDK, which answers it or refuses it.
+ */
+@Injectable()
+export class McpListHotPath implements HotPath {
+  readonly method = 'POST';
+  readonly url = '/mcp';
+
+  constructor(
+    private readonly verifier: TokenVerifier,
+    private readonly sessions: McpSessions,
+    private readonly servers: McpServerFactory,
+  ) {}
+
+  serve(request: FastifyRequest, reply: FastifyReply): boolean {
+    const { headers } = request;
+    const sessionId = headers['mcp-session-id'];
+    if (typeof sessionId !== 'string' || headers.origin !== undefined) return false;
+    if (!acceptsJsonAndEvents(headers.accept) || !isJson(headers['content-type'])) return false;
+    const version = headers['mcp-protocol-version'];
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
+      return false;
+    const id = plainToolsListId(request.body);
+    if (id === undefined) return false;
+    const principal = this.verifier.cached(headers.authorization);
+    const session = principal && this.sessions.get(sessionId);
+    if (!principal || !session || session.owner !== ownerOf(principal)) return false;
+    const listed = this.servers.cachedList({ principal, context: session.identity.context });
+    if (!listed) return false;
+    session.identity.principal = principal;
+    session.fingerprint = listed.fingerprint;
+    void reply
+      .header('content-type', 'application/json')
+      .header('mcp-session-id', sessionId)
+      // a Buffer, so Fastify sends the content-type as set, like the SDK (no charset added)
+      .send(Buffer.concat([listed.responsePrefix, Buffer.from(`${JSON.stringify(id)}}`)]));
+    return true;
+  }
+}
+
+function acceptsJsonAndEvents(accept: string | undefined): boolean {
+  return !!accept && accept.includes('application/json') && accept.includes('text/event-stream');
+}
+
+function isJson(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+/** The id of a JSON-RPC tools/list request without params, else undefined. */
+function plainToolsListId(body: unknown): string | number | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { jsonrpc, method, id, params, ...rest } = body as Record<string, unknown>;
+  if (jsonrpc !== '2.0' || method !== 'tools/list' || Object.keys(rest).length > 0)
+    return undefined;
+  if (params !== undefined && (typeof params !== 'object' || params === null)) return undefined;
+  if (params && Object.keys(params).length > 0) return undefined;
+  return typeof id === 'string' || Number.isInteger(id) ? (id as string | number) : undefined;
+}
