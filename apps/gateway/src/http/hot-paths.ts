@@ -43,6 +43,22 @@ export function installHotPaths(
   });
 }
 
+/**
+ * Writes a complete response straight to the socket (headers and body in one write), taking
+ * the reply out of Fastify's hands: no serialisation, content-type rewriting or onSend
+ * hooks, none of which a cached body needs.
+ */
+export function sendRaw(
+  reply: FastifyReply,
+  headers: Record<string, string>,
+  body: string,
+  byteLength = Buffer.byteLength(body),
+): void {
+  reply.hijack();
+  reply.raw.writeHead(200, { ...headers, 'content-length': byteLength });
+  reply.raw.end(body);
+}
+
 /** The business context a request names: ?context= first, then the X-Business-Context header. */
 export function requestedContext(request: FastifyRequest): string | undefined {
   const query = request.query as { context?: unknown };

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TokenVerifier } from '../auth/token-verifier';
+import { sendRaw } from '../http/hot-paths';
 import type { HotPath } from '../http/hot-paths';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpSessions, ownerOf } from './mcp-sessions.service';
@@ -43,11 +44,13 @@ export class McpListHotPath implements HotPath {
     if (!listed) return false;
     session.identity.principal = principal;
     session.fingerprint = listed.fingerprint;
-    void reply
-      .header('content-type', 'application/json')
-      .header('mcp-session-id', sessionId)
-      // a Buffer, so Fastify sends the content-type as set, like the SDK (no charset added)
-      .send(Buffer.concat([listed.responsePrefix, Buffer.from(`${JSON.stringify(id)}}`)]));
+    const tail = `${JSON.stringify(id)}}`;
+    sendRaw(
+      reply,
+      { 'content-type': 'application/json', 'mcp-session-id': sessionId },
+      listed.responsePrefix + tail,
+      listed.prefixBytes + Buffer.byteLength(tail),
+    );
     return true;
   }
 }
@@ -57,7 +60,10 @@ function acceptsJsonAndEvents(accept: string | undefined): boolean {
 }
 
 function isJson(contentType: string | undefined): boolean {
-  return contentType?.split(';')[0].trim().toLowerCase() === 'application/json';
+  if (contentType === undefined) return false;
+  const semicolon = contentType.indexOf(';');
+  const type = semicolon < 0 ? contentType : contentType.slice(0, semicolon);
+  return type.trim().toLowerCase() === 'application/json';
 }
 
 /** The id of a JSON-RPC tools/list request without params, else undefined. */

@@ -3,7 +3,7 @@ import { isToolFormat } from '@app/templates';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TokenVerifier } from '../auth/token-verifier';
-import { requestedContext } from '../http/hot-paths';
+import { requestedContext, sendRaw } from '../http/hot-paths';
 import type { HotPath } from '../http/hot-paths';
 
 /**
@@ -28,10 +28,7 @@ export class ToolListHotPath implements HotPath {
     if (typeof format !== 'string' || !isToolFormat(format)) return false;
     const hit = this.catalog.cachedListBody(principal, format, requestedContext(request));
     if (!hit) return false;
-    void reply
-      .header('content-type', LIST_CONTENT_TYPE)
-      .header('x-toolset-key', hit.key)
-      .send(hit.body);
+    sendRaw(reply, { 'content-type': LIST_CONTENT_TYPE, 'x-toolset-key': hit.key }, hit.body);
     return true;
   }
 }
