@@ -1,3 +1,4 @@
+import { connectPostgres } from '@app/db';
 import { initSqlParser, pagedQuery, ReportTool } from '@app/templates';
 import { createTestDatabase } from '../../../test/support/test-database';
 import type { TestDatabase } from '../../../test/support/test-database';
@@ -107,5 +108,31 @@ ORDER BY o.region
     expect(outcome.is_error && outcome.error.message).toMatch(
       /over the 4096-byte limit; ask for a smaller page_size/,
     );
+  });
+
+  it('hands the connection back to the pool only after the read-only transaction ended', async () => {
+    // one connection: whoever gets it next gets the very session the report ran in
+    const single = connectPostgres(db.url, 1);
+    try {
+      const oneConnection = new ReportExecutor(single, DEFAULT_REGISTRY_OPTIONS);
+      const state = () =>
+        single.withSession((s) =>
+          s.query(
+            `SELECT current_user AS who, current_setting('transaction_read_only') AS read_only,
+                    current_setting('search_path') AS search_path`,
+          ),
+        );
+      const clean = (await state()).rows[0];
+      const ok = await oneConnection.runReadOnly(ACME, 'SELECT count(*)::int AS n FROM orders', []);
+      expect(ok.rows[0].n).toBeGreaterThan(0);
+      expect((await state()).rows[0]).toEqual(clean);
+      await expect(
+        oneConnection.runReadOnly(ACME, "UPDATE orders SET status = 'x' WHERE false", []),
+      ).rejects.toThrow(/read-only/);
+      expect((await state()).rows[0]).toEqual(clean);
+      expect(clean.who).not.toMatch(/^gw_reader_/);
+    } finally {
+      await single.close();
+    }
   });
 });

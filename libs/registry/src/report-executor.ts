@@ -107,15 +107,23 @@ export class ReportExecutor {
     const timeoutMs = this.options.statementTimeoutMs;
     if (!tenant.dataSchema) throw new Error(`tenant ${tenant.id} has no datasource`);
     const preamble = sessionPreamble(tenant.id, tenant.dataSchema, timeoutMs);
-    return this.database.withSession(async (session) => {
-      try {
-        // One round trip for the whole preamble; the report SQL itself goes on its own, extended.
-        await session.script(preamble);
-        // The client gives up shortly after the server should have; a hung connection is dropped.
-        return await session.query(text, values, { timeoutMs: timeoutMs + 1000 });
-      } finally {
-        await session.query('ROLLBACK').catch(() => undefined);
-      }
+    // The caller has the rows as soon as they arrive; the ROLLBACK that ends the read-only
+    // transaction runs after that, and only then does the connection go back to the pool.
+    return new Promise<SqlResult>((resolve, reject) => {
+      this.database
+        .withSession(async (session) => {
+          try {
+            // One round trip for the whole preamble; the report SQL goes on its own, extended.
+            await session.script(preamble);
+            // The client gives up shortly after the server should have; a hung connection is dropped.
+            resolve(await session.query(text, values, { timeoutMs: timeoutMs + 1000 }));
+          } catch (err) {
+            reject(err);
+          } finally {
+            await session.query('ROLLBACK').catch(() => undefined);
+          }
+        })
+        .catch(reject);
     });
   }
 
