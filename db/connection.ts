@@ -77,9 +77,12 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
       try {
         return await fn({
           async script(text) {
+            if (broken) throw broken;
             await client.query(text);
           },
           async query(text, values = [], options = {}) {
+            // a connection given up on (e.g. a hung query) takes nothing more; it is destroyed
+            if (broken) throw broken;
             try {
               // Extended protocol always: one statement per round trip, never a script.
               const result = await client.query({

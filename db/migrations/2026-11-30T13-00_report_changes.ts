@@ -79,7 +79,7 @@ const UP = [
    $fn$`,
   `CREATE FUNCTION gateway.stamp_report_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
    BEGIN
-     IF TG_OP = 'UPDATE' AND OLD.tenant_id IS DISTINCT FROM NEW.tenant_id THEN
+     IF TG_OP = 'UPDATE' AND (OLD.tenant_id, OLD.id) IS DISTINCT FROM (NEW.tenant_id, NEW.id) THEN
        PERFORM gateway.record_removal(OLD.tenant_id, OLD.id);
      END IF;
      NEW.changed_in := coalesce(gateway.claim_catalog_version(NEW.tenant_id), 0);

@@ -196,6 +196,9 @@ describe('hot paths for warm tool lists (e2e)', () => {
       expect(origin.status).toBe(403);
       const forged = await rpc(`${token.slice(0, -2)}xx`, session, MCP_TOOLS_LIST);
       expect(forged.status).toBe(401);
+      // params the SDK would refuse are the SDK's to refuse
+      const arrayParams = await rpc(token, session, { ...MCP_TOOLS_LIST, params: [] });
+      expect(arrayParams.status).not.toBe(200);
       // a batch is the SDK's to answer
       const batch = await rpc(token, session, [MCP_TOOLS_LIST, { ...MCP_TOOLS_LIST, id: 3 }]);
       expect(batch.status).toBe(200);

@@ -125,9 +125,9 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
       if (current) return current;
     }
     const state = this.states.get(tenantId);
-    let version: number | undefined;
+    let stamp: { version: number; createdAt: string } | undefined;
     try {
-      version = await this.repository.catalogVersion(tenantId);
+      stamp = await this.repository.catalogStamp(tenantId);
     } catch (err) {
       // Postgres is unreachable: the last catalog built here still answers lists.
       if (state) {
@@ -142,12 +142,21 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
         'the catalog database is unavailable; try again shortly',
       );
     }
-    if (version === undefined) throw tenantMissing();
-    if (state && state.version === version) {
+    if (stamp === undefined) {
+      this.states.delete(tenantId);
+      this.previous.delete(tenantId);
+      throw tenantMissing();
+    }
+    // the same version of another tenant of this id (deleted, created again) is not a match
+    if (
+      state &&
+      state.version === stamp.version &&
+      state.catalog.tenant.createdAt === stamp.createdAt
+    ) {
       state.checkedAt = Date.now();
       return state.catalog;
     }
-    return this.build(tenantId, version);
+    return this.build(tenantId, stamp.version);
   }
 
   /** The last catalog this instance built for a tenant, kept across invalidation for refreshes. */
@@ -195,8 +204,11 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   private async load(tenantId: string, version: number): Promise<TenantCatalog> {
     const previous = this.previous.get(tenantId);
     if (previous) {
-      this.metrics.inc('gateway_catalog_builds_total', { source: 'refresh' });
-      return this.refresh(previous);
+      const refreshed = await this.refresh(previous);
+      if (refreshed) {
+        this.metrics.inc('gateway_catalog_builds_total', { source: 'refresh' });
+        return refreshed;
+      }
     }
     const l2Key = `catalog:${tenantId}:v${version}`;
     const cached = await this.shared.get(l2Key);
@@ -216,11 +228,18 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   /**
    * The tenant row is read first: its version is what the new catalog claims to be, and the
    * changes read after it may only be newer (read again, harmlessly, by the next refresh).
+   * Undefined when the previous catalog cannot be patched (the tenant was re-created).
    */
-  private async refresh(previous: TenantCatalog): Promise<TenantCatalog> {
+  private async refresh(previous: TenantCatalog): Promise<TenantCatalog | undefined> {
     const tenantId = previous.tenant.id;
     const tenant = await this.repository.findTenant(tenantId);
-    if (!tenant) throw tenantMissing();
+    if (!tenant) {
+      this.previous.delete(tenantId);
+      throw tenantMissing();
+    }
+    // Another tenant of the same id (deleted and created again): its versions start over, so
+    // nothing of the previous one may be reused; it is read in full.
+    if (tenant.createdAt !== previous.tenant.createdAt) return undefined;
     const [changes, access, generated] = await Promise.all([
       this.repository.changesSince(tenantId, previous.version),
       this.repository.loadAccess(tenantId),
@@ -269,7 +288,8 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   private admitter(tenant: TenantRecord): AdmitReport {
     const scope = dataScope(tenant);
     return (stored) => {
-      const key = `${tenant.id}:${stored.metadata.id}:${stored.metadata.version}:${stored.status}:${scope}`;
+      // updatedAt too: a report removed and added again starts over at version 1
+      const key = `${tenant.id}:${stored.metadata.id}:${stored.metadata.version}:${stored.updatedAt}:${stored.status}:${scope}`;
       let verdict = this.rendered.get(key);
       if (!verdict) {
         verdict = admitReport(stored, tenant);

@@ -1,10 +1,12 @@
-import type { DatabaseHandle, DB, ReportFieldRow, ReportFilterRow, ReportRow } from '@app/db';
-import type { Selectable, SelectQueryBuilder } from 'kysely';
+import type { DatabaseHandle, ReportRow } from '@app/db';
+import { sql } from 'kysely';
 import type { FieldType, FilterType, ReportMetadata } from '@app/templates';
 
 export interface TenantRecord {
   id: string;
   name: string;
+  /** tells a tenant from an earlier one of the same id (deleted, then created again) */
+  createdAt: string;
   catalogVersion: number;
   dataSchema: string | null;
   allowedTables: string[];
@@ -69,17 +71,39 @@ export class CatalogRepository {
     const row = await this.g
       .selectFrom('tenants as t')
       .leftJoin('datasources as d', 'd.tenant_id', 't.id')
-      .select(['t.id', 't.name', 't.catalog_version', 'd.data_schema', 'd.allowed_tables'])
+      .select([
+        't.id',
+        't.name',
+        't.created_at',
+        't.catalog_version',
+        'd.data_schema',
+        'd.allowed_tables',
+      ])
       .where('t.id', '=', tenantId)
       .executeTakeFirst();
     if (!row) return undefined;
     return {
       id: row.id,
       name: row.name,
+      createdAt: String(row.created_at),
       catalogVersion: Number(row.catalog_version),
       dataSchema: row.data_schema,
       allowedTables: row.allowed_tables ?? [],
     };
+  }
+
+  /** The tenant's catalog version and when the tenant was created (one tenant's versions). */
+  async catalogStamp(
+    tenantId: string,
+  ): Promise<{ version: number; createdAt: string } | undefined> {
+    const row = await this.g
+      .selectFrom('tenants')
+      .select(['catalog_version', 'created_at'])
+      .where('id', '=', tenantId)
+      .executeTakeFirst();
+    return row
+      ? { version: Number(row.catalog_version), createdAt: String(row.created_at) }
+      : undefined;
   }
 
   async catalogVersion(tenantId: string): Promise<number | undefined> {
@@ -91,25 +115,40 @@ export class CatalogRepository {
     return row ? Number(row.catalog_version) : undefined;
   }
 
-  /** Full reports with filters and fields: all of the tenant's, or the selection's. */
+  /**
+   * Full reports with filters and fields: all of the tenant's, or the selection's. One
+   * statement, so a report and its filters and fields always come from one snapshot.
+   */
   async loadReports(tenantId: string, selection?: ReportSelection): Promise<StoredReport[]> {
     if (selection && 'ids' in selection && selection.ids.length === 0) return [];
-    const [reports, filters, fields] = await Promise.all([
-      this.g
-        .selectFrom('reports')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .$call((q) => this.selected(q, tenantId, selection, 'id'))
-        .orderBy('id')
-        .execute(),
-      this.reportChildren('report_filters', tenantId, selection),
-      this.reportChildren('report_fields', tenantId, selection),
-    ]);
-    const filtersOf = groupBy(filters, (f) => f.report_id);
-    const fieldsOf = groupBy(fields, (f) => f.report_id);
-    return reports.map((r) =>
-      toStoredReport(r, filtersOf.get(r.id) ?? [], fieldsOf.get(r.id) ?? []),
-    );
+    const rows = await this.g
+      .selectFrom('reports as r')
+      .selectAll('r')
+      .select([
+        sql<ChildRow[]>`(SELECT coalesce(json_agg(json_build_object(
+            'name', f.name, 'type', f.type, 'description', f.description, 'required', f.required,
+            'enum_values', f.enum_values, 'default_value', f.default_value)
+            ORDER BY f.position, f.name), '[]')
+          FROM gateway.report_filters f WHERE f.tenant_id = r.tenant_id AND f.report_id = r.id)`.as(
+          'filters',
+        ),
+        sql<ChildRow[]>`(SELECT coalesce(json_agg(json_build_object(
+            'name', c.name, 'type', c.type, 'description', c.description)
+            ORDER BY c.position, c.name), '[]')
+          FROM gateway.report_fields c WHERE c.tenant_id = r.tenant_id AND c.report_id = r.id)`.as(
+          'fields',
+        ),
+      ])
+      .where('r.tenant_id', '=', tenantId)
+      .$if(!!selection && 'ids' in selection, (q) =>
+        q.where('r.id', 'in', (selection as { ids: string[] }).ids),
+      )
+      .$if(!!selection && 'changedAfter' in selection, (q) =>
+        q.where('r.changed_in', '>', String((selection as { changedAfter: number }).changedAfter)),
+      )
+      .orderBy('r.id')
+      .execute();
+    return rows.map((r) => toStoredReport(r, r.filters, r.fields));
   }
 
   /**
@@ -127,46 +166,6 @@ export class CatalogRepository {
         .execute(),
     ]);
     return { changed, removed: removed.map((r) => r.report_id) };
-  }
-
-  /** Narrows a query on reports (column `id`) or on their children (`report_id`). */
-  private selected<Q extends SelectQueryBuilder<DB, 'reports' | 'report_filters', object>>(
-    query: Q,
-    tenantId: string,
-    selection: ReportSelection,
-    column: 'id' | 'report_id',
-  ): Q {
-    if (!selection) return query;
-    if ('ids' in selection) return query.where(column, 'in', selection.ids) as Q;
-    if (column === 'id') return query.where('changed_in', '>', String(selection.changedAfter)) as Q;
-    return query.where('report_id', 'in', (eb) =>
-      eb
-        .selectFrom('reports')
-        .select('id')
-        .where('tenant_id', '=', tenantId)
-        .where('changed_in', '>', String(selection.changedAfter)),
-    ) as Q;
-  }
-
-  /** Filters or fields of the tenant's reports (or of the selection's), in their declared order. */
-  private reportChildren<T extends 'report_filters' | 'report_fields'>(
-    table: T,
-    tenantId: string,
-    selection: ReportSelection,
-  ) {
-    return (
-      this.database.db
-        .withSchema('gateway')
-        // Kysely cannot build over a union of table names; both tables share these columns.
-        .selectFrom(table as 'report_filters')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .$call((q) => this.selected(q, tenantId, selection, 'report_id'))
-        .orderBy('report_id')
-        .orderBy('position')
-        .orderBy('name')
-        .execute() as Promise<Array<Selectable<DB[T]>>>
-    );
   }
 
   async loadGenerated(tenantId: string): Promise<GeneratedToolRecord[]> {
@@ -243,21 +242,17 @@ export class CatalogRepository {
   }
 }
 
-function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
-  const map = new Map<string, T[]>();
-  for (const row of rows) {
-    const list = map.get(key(row));
-    if (list) list.push(row);
-    else map.set(key(row), [row]);
-  }
-  return map;
+/** A filter or field as loadReports reads it (JSON built by Postgres). */
+interface ChildRow {
+  name: string;
+  type: string;
+  description: string;
+  required?: boolean;
+  enum_values?: string[] | null;
+  default_value?: unknown;
 }
 
-function toStoredReport(
-  r: ReportRow,
-  filters: ReportFilterRow[],
-  fields: ReportFieldRow[],
-): StoredReport {
+function toStoredReport(r: ReportRow, filters: ChildRow[], fields: ChildRow[]): StoredReport {
   return {
     status: r.status,
     updatedAt: r.updated_at,
@@ -273,8 +268,8 @@ function toStoredReport(
         name: f.name,
         type: f.type as FilterType,
         description: f.description,
-        required: f.required,
-        enumValues: f.enum_values,
+        required: f.required ?? false,
+        enumValues: f.enum_values ?? null,
         defaultValue: f.default_value ?? null,
       })),
       fields: fields.map((f) => ({

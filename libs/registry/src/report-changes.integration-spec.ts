@@ -74,9 +74,9 @@ describe('incremental catalog refresh on real Postgres', () => {
 
   it('ends up where a full read from Postgres ends up, through edits, removals, re-adds and moves', async () => {
     await current();
-    const add = (id: string, category: string) =>
+    const add = (id: string, category: string, description = 'added by SQL') =>
       sql`INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)
-          VALUES ('acme', ${id}, ${id}, 'added by SQL', 'SELECT count(*) AS n FROM orders', ${category})`;
+          VALUES ('acme', ${id}, ${id}, ${description}, 'SELECT count(*) AS n FROM orders', ${category})`;
     await run(add('extra_one', 'sales'));
     await run(add('extra_two', 'finance'));
     await current();
@@ -90,9 +90,16 @@ describe('incremental catalog refresh on real Postgres', () => {
       await sql`DELETE FROM gateway.reports WHERE tenant_id = 'acme' AND id = 'extra_two'`.execute(
         trx,
       );
-      await add('extra_two', 'inventory').execute(trx);
+      // the same id at version 1 again, but another report: nothing of the first may be reused
+      await add('extra_two', 'inventory', 'added again, differently').execute(trx);
     });
     await current();
+    // renamed in place: the old id is gone, the new one is there
+    await run(add('extra_three', 'sales'));
+    await current();
+    await run(
+      sql`UPDATE gateway.reports SET id = 'extra_renamed' WHERE tenant_id = 'acme' AND id = 'extra_three'`,
+    );
     // moved to another category, disabled, and broken
     await run(
       sql`UPDATE gateway.reports SET category = 'finance' WHERE tenant_id = 'acme' AND id = 'top_customers'`,
@@ -109,6 +116,10 @@ describe('incremental catalog refresh on real Postgres', () => {
     const names = refreshed.tools.map((t) => (JSON.parse(t) as { name: string }).name);
     expect(names).not.toContain('query_report_extra_one');
     expect(names).toContain('query_report_extra_two');
+    expect(names).not.toContain('query_report_extra_three');
+    expect(names).toContain('query_report_extra_renamed');
+    const again = (await catalog.resolve(admin, 'query_report_extra_two')).tool;
+    expect(again.definition.description).toContain('added again, differently');
     expect(names).not.toContain('query_report_low_stock');
     expect(names).not.toContain('query_report_order_lookup');
     // a finance-only user now reaches the moved report through its new category
@@ -203,6 +214,38 @@ describe('incremental catalog refresh on real Postgres', () => {
     expect(
       (await repository.changesSince('acme', after)).changed.map((r) => r.metadata.id),
     ).toEqual(['bulk_2']);
+  });
+
+  it('reads a tenant deleted and created again in full: its versions start over', async () => {
+    const addTenant = (report: string) =>
+      db.handle.db.transaction().execute(async (trx) => {
+        await sql`DELETE FROM gateway.tenants WHERE id = 'phoenix'`.execute(trx);
+        await sql`INSERT INTO gateway.tenants (id, name) VALUES ('phoenix', 'Phoenix')`.execute(
+          trx,
+        );
+        await sql`INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)
+                  VALUES ('phoenix', ${report}, ${report}, 'x', 'SELECT 1 AS one', 'misc')`.execute(
+          trx,
+        );
+      });
+    await addTenant('first_life');
+    // many changes, so the first tenant's version is well past where the second one starts
+    for (let i = 0; i < 5; i++)
+      await run(
+        sql`UPDATE gateway.reports SET description = ${`edit ${i}`} WHERE tenant_id = 'phoenix'`,
+      );
+    const first = await catalog.catalog('phoenix');
+    expect([...first.reports.storedReports()].map((r) => r.metadata.id)).toEqual(['first_life']);
+    await addTenant('second_life');
+    const second = await catalog.catalog('phoenix');
+    expect(second.version).toBeLessThan(first.version);
+    expect([...second.reports.storedReports()].map((r) => r.metadata.id)).toEqual(['second_life']);
+    // and gone is gone: the next read says so, then a new tenant of that id is read in full
+    await run(sql`DELETE FROM gateway.tenants WHERE id = 'phoenix'`);
+    await expect(catalog.catalog('phoenix')).rejects.toMatchObject({ code: 'TENANT_NOT_FOUND' });
+    await addTenant('third_life');
+    const third = await catalog.catalog('phoenix');
+    expect([...third.reports.storedReports()].map((r) => r.metadata.id)).toEqual(['third_life']);
   });
 
   it('takes its tombstones along when a tenant is deleted', async () => {

@@ -73,6 +73,7 @@ function plainToolsListId(body: unknown): string | number | undefined {
   if (jsonrpc !== '2.0' || method !== 'tools/list' || Object.keys(rest).length > 0)
     return undefined;
   if (params !== undefined && (typeof params !== 'object' || params === null)) return undefined;
+  if (Array.isArray(params)) return undefined;
   if (params && Object.keys(params).length > 0) return undefined;
   return typeof id === 'string' || Number.isInteger(id) ? (id as string | number) : undefined;
 }
