@@ -64,6 +64,18 @@ describe('hot paths for warm tool lists (e2e)', () => {
       expect(JSON.parse(context.body).error.message).toContain('unknown business context "NOPE"');
       const twice = await list(token, '?context=SALES&context=FINANCE');
       expect(twice.status).toBe(400);
+      const twoFormats = await list(token, '?format=openai&format=mcp');
+      expect(twoFormats.status).toBe(400);
+      // only the exact route is answered early; Fastify routes the rest as before
+      const slash = await fetch(`${gw.baseUrl}/v1/tools/`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(slash.status).toBe(404);
+      const head = await fetch(`${gw.baseUrl}/v1/tools`, {
+        method: 'HEAD',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(head.status).toBe(200);
       expect(hot('GET /v1/tools')).toBe(before);
     });
 

@@ -4,7 +4,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
-import { installHotPaths } from './http/hot-paths';
+import { HotPaths } from './http/hot-paths';
 import { McpListHotPath } from './mcp/mcp-list.hot-path';
 import { ToolListHotPath } from './tools/tool-list.hot-path';
 
@@ -12,9 +12,10 @@ import { ToolListHotPath } from './tools/tool-list.hot-path';
 export async function createGateway(
   options: { logger?: boolean } = {},
 ): Promise<NestFastifyApplication> {
+  const hotPaths = new HotPaths();
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule,
-    new FastifyAdapter({ bodyLimit: 1024 * 1024 }),
+    new FastifyAdapter({ bodyLimit: 1024 * 1024, serverFactory: hotPaths.serverFactory }),
     { logger: options.logger === false ? false : ['log', 'warn', 'error'], abortOnError: false },
   );
   const document = SwaggerModule.createDocument(
@@ -26,7 +27,7 @@ export async function createGateway(
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
-  installHotPaths(
+  hotPaths.install(
     app.getHttpAdapter().getInstance(),
     [app.get(ToolListHotPath), app.get(McpListHotPath)],
     app.get(Metrics),

@@ -31,12 +31,13 @@ export interface VisibleSet {
  */
 @Injectable()
 export class CatalogService {
-  private readonly lists = new LRUCache<string, string>({
+  /** UTF-8 bytes, ready for the socket */
+  private readonly lists = new LRUCache<string, Buffer>({
     max: 10_000,
     maxSize: 64 * 1024 * 1024,
     sizeCalculation: (body, key) => body.length + key.length,
   });
-  private readonly pendingLists = new Map<string, Promise<string>>();
+  private readonly pendingLists = new Map<string, Promise<Buffer>>();
   private readonly indexes = new WeakMap<TenantCatalog, ToolIndex>();
   private readonly options: RegistryOptions;
   private readonly countL1: () => void;
@@ -149,7 +150,7 @@ export class CatalogService {
     principal: Principal,
     format: ToolFormat,
     context?: string,
-  ): { body: string; key: string } | undefined {
+  ): { body: Buffer; key: string } | undefined {
     const key = this.cachedToolsetKey(principal, context);
     const body = key === undefined ? undefined : this.lists.get(`${key}:${format}`);
     if (key === undefined || body === undefined) return undefined;
@@ -162,7 +163,7 @@ export class CatalogService {
     principal: Principal,
     format: ToolFormat,
     context?: string,
-  ): Promise<{ body: string; key: string }> {
+  ): Promise<{ body: Buffer; key: string }> {
     const hit = this.cachedListBody(principal, format, context);
     if (hit) return hit;
     const catalog = await this.store.catalog(principal.tenantId);
@@ -188,17 +189,18 @@ export class CatalogService {
     format: ToolFormat,
     context: string | undefined,
     cacheKey: string,
-  ): Promise<string> {
+  ): Promise<Buffer> {
     const l2Key = `list:${cacheKey}`;
-    let body = await this.shared.get(l2Key);
-    if (body !== undefined) {
+    let json = await this.shared.get(l2Key);
+    if (json !== undefined) {
       this.metrics.inc('gateway_list_requests_total', { level: 'l2' });
     } else {
       const visible = await this.visibleSet(principal, context);
-      body = JSON.stringify({ tools: visible.tools.map((t) => formatTool(t.definition, format)) });
+      json = JSON.stringify({ tools: visible.tools.map((t) => formatTool(t.definition, format)) });
       this.metrics.inc('gateway_list_requests_total', { level: 'build' });
-      void this.shared.set(l2Key, body, this.options.cacheTtlSeconds);
+      void this.shared.set(l2Key, json, this.options.cacheTtlSeconds);
     }
+    const body = Buffer.from(json);
     this.lists.set(cacheKey, body);
     return body;
   }

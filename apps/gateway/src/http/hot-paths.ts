@@ -1,66 +1,122 @@
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Metrics } from '@app/registry';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+// Fastify's own query parser (via find-my-way): the front lane reads a query as the route would
+import { parse as parseQuery } from 'fast-querystring';
+
+/** What a hot path sees of a request. */
+export interface HotRequest {
+  headers: IncomingHttpHeaders;
+  /** query parameters; a repeated one is an array */
+  query: Record<string, unknown>;
+  /** the parsed JSON body (POST paths only) */
+  body?: unknown;
+}
+
+/** A complete 200 response. */
+export interface HotAnswer {
+  headers: Record<string, string>;
+  /** the body as UTF-8 bytes, in one or more pieces (sent as one) */
+  body: readonly Buffer[];
+}
 
 /**
- * A request answered from memory before Nest's pipeline runs. `serve` answers (and returns
- * true) only when everything it needs is already in memory and checked; otherwise it returns
- * false without touching the reply, and the regular route answers, errors included.
+ * A request answered from memory before Nest's pipeline runs. `answer` gives the response
+ * only when everything it needs is already in memory and checked; otherwise it returns
+ * undefined, and the regular route answers, errors included.
  */
 export interface HotPath {
   readonly method: 'GET' | 'POST';
   /** the route as registered, e.g. /v1/tools */
   readonly url: string;
-  serve(request: FastifyRequest, reply: FastifyReply): boolean;
+  answer(request: HotRequest): HotAnswer | undefined;
+}
+
+interface Entry {
+  path: HotPath;
+  served: () => void;
 }
 
 /**
- * Puts the hot paths in front of their routes with one preHandler hook (after routing and
- * body parsing, before the route handler, where Nest runs its guards, pipes and controller).
- * Call it before the app is initialised.
+ * Where hot paths run. GET paths (no body) are answered in front of Fastify, in the HTTP
+ * server's request handler: no Fastify request/reply objects, routing or hooks. POST paths
+ * need the body Fastify parses, so they are answered in a preHandler hook: after routing
+ * and body parsing, before the route handler, where Nest runs its guards, pipes and the
+ * controller. A request no hot path answers goes on to Fastify and Nest unchanged.
  */
-export function installHotPaths(
-  fastify: FastifyInstance,
-  paths: readonly HotPath[],
-  metrics: Metrics,
-): void {
-  metrics.describe(
-    'gateway_hot_path_responses_total',
-    'requests answered from memory before the regular route, by route',
-  );
-  const served = paths.map((p) =>
-    metrics.counter('gateway_hot_path_responses_total', { route: `${p.method} ${p.url}` }),
-  );
-  fastify.addHook('preHandler', (request, reply, done) => {
-    const url = request.routeOptions.url;
-    for (let i = 0; i < paths.length; i++) {
-      const path = paths[i];
-      if (path.url === url && path.method === request.method && path.serve(request, reply)) {
-        served[i]();
-        return;
-      }
-    }
-    done();
-  });
+export class HotPaths {
+  private front: Entry[] = [];
+
+  /** FastifyAdapter's `serverFactory`: the HTTP server, with the front lane first. */
+  readonly serverFactory = (
+    handler: (request: IncomingMessage, response: ServerResponse) => void,
+  ): Server =>
+    createServer((request, response) => {
+      if (!this.serveFront(request, response)) handler(request, response);
+    });
+
+  /** Called once the app exists (the hot paths are its providers), before it listens. */
+  install(fastify: FastifyInstance, paths: readonly HotPath[], metrics: Metrics): void {
+    metrics.describe(
+      'gateway_hot_path_responses_total',
+      'requests answered from memory before the regular route, by route',
+    );
+    const entries = paths.map((path) => ({
+      path,
+      served: metrics.counter('gateway_hot_path_responses_total', {
+        route: `${path.method} ${path.url}`,
+      }),
+    }));
+    this.front = entries.filter((e) => e.path.method === 'GET');
+    const hooked = entries.filter((e) => e.path.method !== 'GET');
+    fastify.addHook('preHandler', (request, reply, done) => {
+      const url = request.routeOptions.url;
+      const entry = hooked.find((e) => e.path.url === url && e.path.method === request.method);
+      const answer = entry?.path.answer({
+        headers: request.headers,
+        query: request.query as Record<string, unknown>,
+        body: request.body,
+      });
+      if (!entry || !answer) return done();
+      reply.hijack();
+      write(reply.raw, answer);
+      entry.served();
+    });
+  }
+
+  private serveFront(request: IncomingMessage, response: ServerResponse): boolean {
+    if (request.method !== 'GET' || this.front.length === 0) return false;
+    const url = request.url ?? '';
+    const mark = url.indexOf('?');
+    const pathname = mark < 0 ? url : url.slice(0, mark);
+    const entry = this.front.find((e) => e.path.url === pathname);
+    if (!entry) return false;
+    const query = mark < 0 ? {} : (parseQuery(url.slice(mark + 1)) as Record<string, unknown>);
+    const answer = entry.path.answer({ headers: request.headers, query });
+    if (!answer) return false;
+    write(response, answer);
+    entry.served();
+    return true;
+  }
 }
 
-/**
- * Writes a complete response straight to the socket (headers and body in one write), taking
- * the reply out of Fastify's hands: no serialisation, content-type rewriting or onSend
- * hooks, none of which a cached body needs.
- */
-export function sendRaw(
-  reply: FastifyReply,
-  headers: Record<string, string>,
-  body: string,
-  byteLength = Buffer.byteLength(body),
-): void {
-  reply.hijack();
-  reply.raw.writeHead(200, { ...headers, 'content-length': byteLength });
-  reply.raw.end(body);
+/** Headers and body in one write; nothing to serialise, rewrite or hook for a cached body. */
+function write(response: ServerResponse, answer: HotAnswer): void {
+  let length = 0;
+  for (const piece of answer.body) length += piece.length;
+  response.cork();
+  response.writeHead(200, { ...answer.headers, 'content-length': length });
+  for (const piece of answer.body) response.write(piece);
+  response.end();
+  response.uncork();
 }
 
 /** The business context a request names: ?context= first, then the X-Business-Context header. */
-export function requestedContext(request: FastifyRequest): string | undefined {
+export function requestedContext(request: {
+  headers: IncomingHttpHeaders;
+  query: unknown;
+}): string | undefined {
   const query = request.query as { context?: unknown };
   // a repeated ?context= arrives as an array: named as given, it is refused as unknown
   if (query.context !== undefined && query.context !== '') return String(query.context);

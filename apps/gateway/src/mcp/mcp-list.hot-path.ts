@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TokenVerifier } from '../auth/token-verifier';
-import { sendRaw } from '../http/hot-paths';
-import type { HotPath } from '../http/hot-paths';
+import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpSessions, ownerOf } from './mcp-sessions.service';
 
@@ -27,31 +25,28 @@ export class McpListHotPath implements HotPath {
     private readonly servers: McpServerFactory,
   ) {}
 
-  serve(request: FastifyRequest, reply: FastifyReply): boolean {
+  answer(request: HotRequest): HotAnswer | undefined {
     const { headers } = request;
     const sessionId = headers['mcp-session-id'];
-    if (typeof sessionId !== 'string' || headers.origin !== undefined) return false;
-    if (!acceptsJsonAndEvents(headers.accept) || !isJson(headers['content-type'])) return false;
+    if (typeof sessionId !== 'string' || headers.origin !== undefined) return undefined;
+    if (!acceptsJsonAndEvents(headers.accept) || !isJson(headers['content-type'])) return undefined;
     const version = headers['mcp-protocol-version'];
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
-      return false;
+      return undefined;
     const id = plainToolsListId(request.body);
-    if (id === undefined) return false;
+    if (id === undefined) return undefined;
     const principal = this.verifier.cached(headers.authorization);
     const session = principal && this.sessions.get(sessionId);
-    if (!principal || !session || session.owner !== ownerOf(principal)) return false;
+    if (!principal || !session || session.owner !== ownerOf(principal)) return undefined;
     const listed = this.servers.cachedList({ principal, context: session.identity.context });
-    if (!listed) return false;
+    if (!listed) return undefined;
     session.identity.principal = principal;
     session.fingerprint = listed.fingerprint;
     const tail = `${JSON.stringify(id)}}`;
-    sendRaw(
-      reply,
-      { 'content-type': 'application/json', 'mcp-session-id': sessionId },
-      listed.responsePrefix + tail,
-      listed.prefixBytes + Buffer.byteLength(tail),
-    );
-    return true;
+    return {
+      headers: { 'content-type': 'application/json', 'mcp-session-id': sessionId },
+      body: [listed.responsePrefix, Buffer.from(tail)],
+    };
   }
 }
 

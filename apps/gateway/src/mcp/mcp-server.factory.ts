@@ -28,9 +28,7 @@ export interface ListedTools {
    * The start of a tools/list response as the SDK serialises it, up to the request id:
    * `{"result":{"tools":[...]},"jsonrpc":"2.0","id":` (answers written without the SDK).
    */
-  responsePrefix: string;
-  /** its length in UTF-8 bytes */
-  prefixBytes: number;
+  responsePrefix: Buffer;
   /** changes when any tool of the list does */
   fingerprint: string;
 }
@@ -85,11 +83,9 @@ export class McpServerFactory {
       const visible = await this.catalog.visibleSet(identity.principal, identity.context);
       const tools = visible.tools.map((t) => formatTool(t.definition, 'mcp') as Tool);
       const json = JSON.stringify(tools);
-      const responsePrefix = `{"result":{"tools":${json}},"jsonrpc":"2.0","id":`;
       listed = {
         tools,
-        responsePrefix,
-        prefixBytes: Buffer.byteLength(responsePrefix),
+        responsePrefix: Buffer.from(`{"result":{"tools":${json}},"jsonrpc":"2.0","id":`),
         fingerprint: createHash('sha256').update(json).digest('base64url'),
       };
       this.lists.set(key, listed);

@@ -1,10 +1,9 @@
 import { CatalogService } from '@app/registry';
 import { isToolFormat } from '@app/templates';
 import { Injectable } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TokenVerifier } from '../auth/token-verifier';
-import { requestedContext, sendRaw } from '../http/hot-paths';
-import type { HotPath } from '../http/hot-paths';
+import { requestedContext } from '../http/hot-paths';
+import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
 
 /**
  * GET /v1/tools when the answer is already in memory: a token this instance verified, a
@@ -21,15 +20,17 @@ export class ToolListHotPath implements HotPath {
     private readonly catalog: CatalogService,
   ) {}
 
-  serve(request: FastifyRequest, reply: FastifyReply): boolean {
+  answer(request: HotRequest): HotAnswer | undefined {
     const principal = this.verifier.cached(request.headers.authorization);
-    if (!principal) return false;
-    const format = (request.query as { format?: unknown }).format ?? 'openai';
-    if (typeof format !== 'string' || !isToolFormat(format)) return false;
+    if (!principal) return undefined;
+    const format = request.query.format ?? 'openai';
+    if (typeof format !== 'string' || !isToolFormat(format)) return undefined;
     const hit = this.catalog.cachedListBody(principal, format, requestedContext(request));
-    if (!hit) return false;
-    sendRaw(reply, { 'content-type': LIST_CONTENT_TYPE, 'x-toolset-key': hit.key }, hit.body);
-    return true;
+    if (!hit) return undefined;
+    return {
+      headers: { 'content-type': LIST_CONTENT_TYPE, 'x-toolset-key': hit.key },
+      body: [hit.body],
+    };
   }
 }
 
