@@ -106,15 +106,6 @@ export class CatalogRepository {
       : undefined;
   }
 
-  async catalogVersion(tenantId: string): Promise<number | undefined> {
-    const row = await this.g
-      .selectFrom('tenants')
-      .select('catalog_version')
-      .where('id', '=', tenantId)
-      .executeTakeFirst();
-    return row ? Number(row.catalog_version) : undefined;
-  }
-
   /**
    * Full reports with filters and fields: all of the tenant's, or the selection's. One
    * statement, so a report and its filters and fields always come from one snapshot.

@@ -179,7 +179,7 @@ describe('incremental catalog refresh on real Postgres', () => {
   });
 
   it('claims one version per transaction, however many rows it changes', async () => {
-    const version = async () => Number((await repository.catalogVersion('acme')) ?? Number.NaN);
+    const version = async () => (await repository.catalogStamp('acme'))?.version ?? Number.NaN;
     const before = await version();
     await db.handle.db.transaction().execute(async (trx) => {
       // an unrelated edit of the tenant row does not count as this transaction's claim
