@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { HotPaths } from './http/hot-paths';
 import { McpListHotPath } from './mcp/mcp-list.hot-path';
+import { ToolCallHotPath } from './tools/tool-call.hot-path';
 import { ToolListHotPath } from './tools/tool-list.hot-path';
 
 /** Builds the app (also used by e2e tests and benches); does not listen. */
@@ -29,7 +30,7 @@ export async function createGateway(
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
   hotPaths.install(
     app.getHttpAdapter().getInstance(),
-    [app.get(ToolListHotPath), app.get(McpListHotPath)],
+    [app.get(ToolListHotPath), app.get(ToolCallHotPath), app.get(McpListHotPath)],
     app.get(Metrics),
   );
   app.enableShutdownHooks();
