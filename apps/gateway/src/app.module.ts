@@ -12,6 +12,7 @@ import { HealthController } from './health/health.controller';
 import { McpModule } from './mcp/mcp.module';
 import { DomainExceptionFilter } from './http/domain-exception.filter';
 import { AccessController } from './tools/access.controller';
+import { ToolCallsController } from './tools/tool-calls.controller';
 import { ToolListHotPath } from './tools/tool-list.hot-path';
 import { ToolsController } from './tools/tools.controller';
 
@@ -31,6 +32,7 @@ import { ToolsController } from './tools/tools.controller';
   ],
   controllers: [
     ToolsController,
+    ToolCallsController,
     AccessController,
     AdminReportsController,
     MetaToolController,
