@@ -172,9 +172,7 @@ describe('formats', () => {
       },
     });
     // rows typed from the declared fields, every value nullable
-    expect(
-      (tool.outputSchema?.properties?.rows as { items: unknown }).items,
-    ).toEqual({
+    expect((tool.outputSchema?.properties?.rows as { items: unknown }).items).toEqual({
       type: 'object',
       properties: {
         region: { type: ['string', 'null'] },

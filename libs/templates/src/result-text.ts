@@ -81,7 +81,10 @@ function cutSummary(page: ResultPage, first: number, count: number, total: numbe
  * `page`/`page_size` whose page starts exactly at row `offset` (0-based): the largest page
  * size at most `preferred` (and the page-size cap) that divides the offset. 1 always does.
  */
-export function gaplessPage(offset: number, preferred: number): { page: number; page_size: number } {
+export function gaplessPage(
+  offset: number,
+  preferred: number,
+): { page: number; page_size: number } {
   if (offset === 0) return { page: 1, page_size: Math.min(preferred, MAX_PAGE_SIZE) };
   for (let size = Math.min(preferred, MAX_PAGE_SIZE); size >= 1; size -= 1) {
     if (offset % size === 0) return { page: offset / size + 1, page_size: size };

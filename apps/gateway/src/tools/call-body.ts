@@ -54,7 +54,9 @@ export function parseCallRequest(body: unknown, queryEncoding: unknown): Parsed<
     };
   const unknown = Object.keys(input).filter((k) => !CALL_KEYS.includes(k));
   if (unknown.length > 0) {
-    const example = JSON.stringify({ arguments: Object.fromEntries(unknown.map((k) => [k, input[k]])) });
+    const example = JSON.stringify({
+      arguments: Object.fromEntries(unknown.map((k) => [k, input[k]])),
+    });
     return {
       ok: false,
       message: `unknown top-level key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}: put the tool's arguments under "arguments", e.g. ${example.slice(0, 200)}`,

@@ -90,7 +90,12 @@ const SHAPES: Array<{
     isCall: (i) => i.type === 'function_call',
     parse: responsesCall,
   },
-  { key: 'content', format: 'anthropic', isCall: (i) => i.type === 'tool_use', parse: anthropicCall },
+  {
+    key: 'content',
+    format: 'anthropic',
+    isCall: (i) => i.type === 'tool_use',
+    parse: anthropicCall,
+  },
 ];
 
 /**
