@@ -6,6 +6,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { AdminReportsController } from './admin/admin-reports.controller';
 import { MetaToolController } from './admin/meta-tool.controller';
 import { AuthModule } from './auth/auth.module';
+import { ClientRegistrationController, WellKnownController } from './auth/well-known.controller';
 import { gatewayConfig, validateEnvironment } from './config/gateway.config';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
@@ -37,6 +38,8 @@ import { ToolsController } from './tools/tools.controller';
     AdminReportsController,
     MetaToolController,
     HealthController,
+    WellKnownController,
+    ClientRegistrationController,
   ],
   providers: [{ provide: APP_FILTER, useClass: DomainExceptionFilter }, ToolListHotPath],
 })

@@ -3,10 +3,13 @@ import type { MetaToolErrorCode } from '@app/meta-tool';
 import { RegistryError } from '@app/registry';
 import type { RegistryErrorCode } from '@app/registry';
 import { TemplateError } from '@app/templates';
-import { Catch, HttpException, Logger } from '@nestjs/common';
+import { Catch, HttpException, Inject, Logger } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bearerChallenge, publicBaseUrl } from '../auth/resource-metadata';
 import { AuthError } from '../auth/token-verifier';
+import { gatewayConfig } from '../config/gateway.config';
+import type { GatewayConfig } from '../config/gateway.config';
 
 interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };
@@ -48,9 +51,18 @@ function registryStatus(code: RegistryErrorCode): number {
 export class DomainExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
+  constructor(@Inject(gatewayConfig.KEY) private readonly config: GatewayConfig) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const [status, body] = this.describe(exception);
+    if (exception instanceof AuthError) {
+      const request = host.switchToHttp().getRequest<FastifyRequest>();
+      void reply.header(
+        'www-authenticate',
+        bearerChallenge(exception, publicBaseUrl(this.config, request.headers)),
+      );
+    }
     void reply
       .status(status)
       .header('content-type', 'application/json; charset=utf-8')
