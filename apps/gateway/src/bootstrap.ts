@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { HotPaths } from './http/hot-paths';
 import { McpListHotPath } from './mcp/mcp-list.hot-path';
+import { installMcpRequestRules } from './mcp/mcp-request-rules';
 import { ToolListHotPath } from './tools/tool-list.hot-path';
 
 /** Builds the app (also used by e2e tests and benches); does not listen. */
@@ -27,6 +28,7 @@ export async function createGateway(
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
+  installMcpRequestRules(app.getHttpAdapter().getInstance());
   hotPaths.install(
     app.getHttpAdapter().getInstance(),
     [app.get(ToolListHotPath), app.get(McpListHotPath)],
