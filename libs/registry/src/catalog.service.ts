@@ -145,6 +145,11 @@ export class CatalogService {
     return this.toolsetKey(catalog, principal, context).key;
   }
 
+  /** The tenant's business contexts, from memory; undefined when its catalog is not held. */
+  cachedContexts(tenantId: string): Array<{ name: string; description: string }> | undefined {
+    return this.store.current(tenantId)?.access.contextList();
+  }
+
   /** A list body already in L1, without any I/O; undefined when `listBody` must be asked. */
   cachedListBody(
     principal: Principal,
