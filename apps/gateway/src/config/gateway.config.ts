@@ -20,6 +20,8 @@ export interface GatewaySettings {
     audience: string | undefined;
     /** token claims a template may bind as `:claim_<name>` */
     boundClaims: string[];
+    /** the longest a token may live: `exp` at most this many seconds after `iat` (or now) */
+    maxTokenAgeSeconds: number;
   };
   reports: {
     statementTimeoutMs: number;
@@ -146,6 +148,7 @@ function auth(env: Env, mode: GatewaySettings['nodeEnv']): GatewaySettings['auth
     issuer: env.AUTH_ISSUER || undefined,
     audience: env.AUTH_AUDIENCE || undefined,
     boundClaims: claims,
+    maxTokenAgeSeconds: integer(env, 'AUTH_MAX_TOKEN_AGE_SECONDS', 86_400, 60, 30 * 86_400),
   };
 }
 
