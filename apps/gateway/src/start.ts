@@ -29,5 +29,6 @@ export function startupFailure(err: unknown): string {
     const prefix = typeof code === 'string' && !err.message.includes(code) ? `${code}: ` : '';
     text = `${prefix}${err.message || err.name}`;
   } else text = String(err);
-  return text.replace(/\s*\n\s*/g, ' ').trim();
+  // the first line names the cause; what follows (a stack, a hint list) stays out
+  return text.trim().split('\n')[0].trim();
 }

@@ -361,7 +361,17 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
       this.generations.set(t, (this.generations.get(t) ?? 0) + 1);
       this.states.delete(t);
     }
-    for (const listener of this.changeListeners) listener(tenantId);
+    // Listeners run inside the LISTEN connection's event handler: one that throws must not
+    // take the others, the connection or the process with it.
+    for (const listener of this.changeListeners) {
+      try {
+        listener(tenantId);
+      } catch (err) {
+        this.logger.warn(
+          `a catalog change listener failed for ${tenantId}: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+    }
   }
 
   private async startListening(): Promise<void> {
