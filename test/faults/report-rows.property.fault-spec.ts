@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { initSqlParser } from '@app/templates';
-import { admitReport } from '@app/registry';
-import { ReportSet } from '../../libs/registry/src/report-set';
+import { admitReport, ReportSet } from '@app/registry';
 import type { StoredReport, TenantRecord } from '@app/registry';
 
 const tenant: TenantRecord = {

@@ -12,6 +12,7 @@ export * from './principal';
 export * from './registry.module';
 export * from './report-admin.service';
 export * from './report-executor';
+export * from './report-set';
 export * from './served-tool';
 export * from './shared-cache';
 export * from './template-check';
