@@ -169,8 +169,11 @@ describe('live catalog across two instances (e2e, real Postgres + Redis)', () =>
       const prefix = `test-${path.basename(db.url)}:`;
       const keys = await eventually(async () => {
         const found = await redis.keys(`${prefix}*`);
-        expect(found.some((k) => k.startsWith(`${prefix}catalog:acme:v`))).toBe(true);
-        expect(found.some((k) => k.startsWith(`${prefix}list:acme:`))).toBe(true);
+        // the tenant's incarnation (database identity + created_at) is part of every key
+        expect(found.some((k) => /^catalog:acme\.[\w-]+:v\d+$/.test(k.slice(prefix.length)))).toBe(
+          true,
+        );
+        expect(found.some((k) => k.startsWith(`${prefix}list:acme.`))).toBe(true);
         return found;
       });
       const ttl = await redis.ttl(keys[0]);

@@ -1,4 +1,5 @@
 import { Metrics } from '@app/registry';
+import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -10,6 +11,21 @@ import { ToolCallHotPath } from './tools/tool-call.hot-path';
 import { installMcpRequestRules } from './mcp/mcp-request-rules';
 import { ToolListHotPath } from './tools/tool-list.hot-path';
 
+/**
+ * Nest's console logger, except that a start-up failure is not printed with its stack by
+ * Nest's ExceptionHandler: it reaches the caller, which prints one line naming the cause.
+ */
+class StartupQuietLogger extends ConsoleLogger {
+  constructor() {
+    super({ logLevels: ['log', 'warn', 'error'] });
+  }
+
+  override error(message: unknown, ...rest: unknown[]): void {
+    if (rest[rest.length - 1] === 'ExceptionHandler') return;
+    super.error(message, ...rest);
+  }
+}
+
 /** Builds the app (also used by e2e tests and benches); does not listen. */
 export async function createGateway(
   options: { logger?: boolean } = {},
@@ -18,7 +34,10 @@ export async function createGateway(
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule,
     new FastifyAdapter({ bodyLimit: 1024 * 1024, serverFactory: hotPaths.serverFactory }),
-    { logger: options.logger === false ? false : ['log', 'warn', 'error'], abortOnError: false },
+    {
+      logger: options.logger === false ? false : new StartupQuietLogger(),
+      abortOnError: false,
+    },
   );
   const document = SwaggerModule.createDocument(
     app,

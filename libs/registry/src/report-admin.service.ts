@@ -1,5 +1,11 @@
 import type { DatabaseHandle } from '@app/db';
-import { parseReportDocument, ReportTool, TemplateError, toReportDocument } from '@app/templates';
+import {
+  argumentBoundsProblem,
+  parseReportDocument,
+  ReportTool,
+  TemplateError,
+  toReportDocument,
+} from '@app/templates';
 import type { ReportDocument, ReportMetadata, TemplateProblem } from '@app/templates';
 import { Inject, Injectable } from '@nestjs/common';
 import { CatalogRepository } from './catalog.repository';
@@ -71,6 +77,9 @@ export class ReportAdminService {
     document: unknown,
   ): Promise<AdminReportView & { created: boolean }> {
     const catalog = await this.adminCatalog(admin);
+    const tooBig = argumentBoundsProblem(document, { maxDepth: 16, maxBytes: 1024 * 1024 });
+    if (tooBig !== undefined)
+      throw invalid([{ rule: 'document', message: `the document: ${tooBig}` }]);
     const parsed = parseReportDocument(admin.tenantId, id, document);
     if (!parsed.ok) throw invalid(parsed.problems);
     const problems = this.judge(parsed.metadata, catalog);
@@ -104,7 +113,8 @@ export class ReportAdminService {
       new ReportTool(metadata);
     } catch (err) {
       if (err instanceof TemplateError) return err.problems;
-      throw err;
+      // whatever else the document makes our code throw is the document's problem: a 422
+      return [{ rule: 'unreadable', message: `the report could not be read: ${String(err)}` }];
     }
     return templateProblems(metadata, catalog.tenant);
   }

@@ -1,3 +1,4 @@
+import { argumentBoundsProblem } from '@app/templates';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CatalogService } from './catalog.service';
 import type { Principal } from './principal';
@@ -28,6 +29,14 @@ export class ToolCallService {
 
   async call(principal: Principal, name: string, args: unknown): Promise<ToolCallOutcome> {
     const { catalog, tool } = await this.catalog.resolve(principal, name);
+    // Arguments enter here from every protocol: bounded before any recursive code meets them.
+    const outOfBounds = argumentBoundsProblem(args);
+    if (outOfBounds !== undefined)
+      return {
+        tool: name,
+        is_error: true,
+        error: { code: 'INVALID_ARGUMENTS', message: outOfBounds },
+      };
     switch (tool.kind) {
       case 'report':
         return this.executor.call(catalog, tool.report, args, principal);

@@ -1,3 +1,4 @@
+export * from './argument-bounds';
 export * from './arguments';
 export * from './description';
 export * from './errors';

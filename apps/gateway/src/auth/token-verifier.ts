@@ -80,20 +80,34 @@ export class TokenVerifier {
         audience: this.config.auth.audience,
         // an identity provider signs with its private key; the dev secret is HS256 only
         algorithms: this.config.auth.jwksUrl ? ['RS256', 'ES256'] : ['HS256'],
+        // a token without an expiry would be valid forever
+        requiredClaims: ['exp'],
       };
       payload = (await jwtVerify(token, this.key, options)).payload;
     } catch (err) {
       if (err instanceof errors.JWTExpired) throw new AuthError('the token has expired');
+      if (err instanceof errors.JWTClaimValidationFailed && err.claim === 'exp')
+        throw new AuthError('the token has no exp claim: tokens must expire');
       throw new AuthError('the token is invalid');
     }
+    this.checkAge(payload);
     const principal = this.toPrincipal(payload);
     // A token says the same thing until it expires: verify it once, not on every request.
-    const expiresAt = Math.min(
-      payload.exp !== undefined ? payload.exp * 1000 : Infinity,
-      Date.now() + 600_000,
-    );
+    const expiresAt = Math.min((payload.exp ?? 0) * 1000, Date.now() + 600_000);
     this.verified.set(token, { principal, expiresAt });
     return principal;
+  }
+
+  /** A token may live at most AUTH_MAX_TOKEN_AGE_SECONDS, counted from its `iat` (else now). */
+  private checkAge(payload: JWTPayload): void {
+    const max = this.config.auth.maxTokenAgeSeconds;
+    const now = Math.floor(Date.now() / 1000);
+    const issuedAt = typeof payload.iat === 'number' ? payload.iat : now;
+    if (typeof payload.exp !== 'number' || payload.exp - issuedAt > max)
+      throw new AuthError(
+        `the token lives longer than the ${max} s this gateway accepts (AUTH_MAX_TOKEN_AGE_SECONDS)`,
+      );
+    if (issuedAt > now + 60) throw new AuthError('the token is issued in the future');
   }
 
   private toPrincipal(payload: JWTPayload): Principal {

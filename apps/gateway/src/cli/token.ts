@@ -57,6 +57,10 @@ function parseArgs(argv: string[]): TokenRequest {
 async function main(): Promise<void> {
   const request = parseArgs(process.argv.slice(2));
   const settings = loadSettings();
+  if (request.ttlSeconds > settings.auth.maxTokenAgeSeconds)
+    throw new Error(
+      `--ttl ${request.ttlSeconds} is longer than the gateway accepts (AUTH_MAX_TOKEN_AGE_SECONDS=${settings.auth.maxTokenAgeSeconds})`,
+    );
   const reserved = new Set(['tenant', 'sub', 'roles', 'exp', 'iat', 'iss', 'aud']);
   const claims = Object.fromEntries(
     Object.entries(request.claims).filter(([k]) => !reserved.has(k)),

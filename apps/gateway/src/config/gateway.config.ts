@@ -24,6 +24,8 @@ export interface GatewaySettings {
     claimNames: { tenant: string; user: string; roles: string };
     /** named in /.well-known/oauth-protected-resource; default: the issuer when set */
     authorizationServers: string[];
+    /** the longest a token may live: `exp` at most this many seconds after `iat` (or now) */
+    maxTokenAgeSeconds: number;
   };
   /** the gateway's public origin (for resource metadata); default: from the request's Host */
   publicUrl: string | undefined;
@@ -174,6 +176,7 @@ function auth(env: Env, mode: GatewaySettings['nodeEnv']): GatewaySettings['auth
       roles: claimPath(env, 'AUTH_ROLES_CLAIM', 'roles'),
     },
     authorizationServers: servers.length > 0 ? servers : issuer ? [issuer] : [],
+    maxTokenAgeSeconds: integer(env, 'AUTH_MAX_TOKEN_AGE_SECONDS', 86_400, 60, 30 * 86_400),
   };
 }
 

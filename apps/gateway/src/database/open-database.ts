@@ -1,7 +1,9 @@
+import { access, constants, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { connectPostgres, migrateToLatest, openPGlite, seedDemo } from '@app/db';
 import type { DatabaseHandle } from '@app/db';
 import { sql } from 'kysely';
+import { ConfigError } from '../config/gateway.config';
 import type { GatewaySettings } from '../config/gateway.config';
 
 export interface OpenedDatabase {
@@ -19,6 +21,7 @@ export async function openDatabase(settings: GatewaySettings): Promise<OpenedDat
     return { handle, description: `Postgres at ${redact(settings.databaseUrl)}` };
   }
   const dir = path.resolve(settings.dataDir, 'pglite');
+  await writableDirectory(dir, 'DATA_DIR');
   const handle = await openPGlite(dir);
   await migrateToLatest(handle.db);
   const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM gateway.tenants`.execute(
@@ -30,6 +33,26 @@ export async function openDatabase(settings: GatewaySettings): Promise<OpenedDat
     handle,
     description: `embedded PGlite at ${dir}${seeded ? ' (migrated and seeded with the demo catalog)' : ''}; set DATABASE_URL to use Postgres`,
   };
+}
+
+/**
+ * DATA_DIR, created when missing (relative paths are from the working directory), whenever
+ * something lives there: the embedded database, or the generated dev secret.
+ */
+export async function prepareDataDir(settings: GatewaySettings): Promise<void> {
+  if (!settings.databaseUrl || !settings.auth.jwtSecret)
+    await writableDirectory(path.resolve(settings.dataDir), 'DATA_DIR');
+}
+
+/** Creates the directory (and its parents) and checks it is writable; a ConfigError if not. */
+async function writableDirectory(dir: string, setting: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? (err instanceof Error ? err.message : '');
+    throw new ConfigError(`${setting} ${dir} cannot be created or written (${code})`);
+  }
 }
 
 function redact(url: string): string {

@@ -40,7 +40,6 @@ export class McpListHotPath implements HotPath {
     if (!principal || !session || session.owner !== ownerOf(principal)) return undefined;
     const listed = this.servers.cachedList({ principal, context: session.identity.context });
     if (!listed) return undefined;
-    session.identity.principal = principal;
     session.fingerprint = listed.fingerprint;
     const tail = `${JSON.stringify(id)}}`;
     return {

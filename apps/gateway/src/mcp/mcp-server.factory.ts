@@ -13,11 +13,28 @@ import {
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 
-/** Who a session serves; the principal is refreshed from each request's token. */
+/**
+ * Who a session serves: the principal that opened it (used only to tell when the owner's list
+ * changed, for notifications) and its business context. Requests never change it: each runs
+ * with the principal verified from its own token (`requestAuth`).
+ */
 export interface SessionIdentity {
-  principal: Principal;
-  context: string | undefined;
+  readonly principal: Principal;
+  readonly context: string | undefined;
+}
+
+/** What the controller attaches to each request (the SDK passes it to handlers as `authInfo`). */
+export function requestAuth(principal: Principal): AuthInfo {
+  return { token: '', clientId: principal.userId, scopes: [], extra: { principal } };
+}
+
+/** The principal verified for this very request; refused when there is none. */
+function requestPrincipal(extra: { authInfo?: AuthInfo }): Principal {
+  const principal = extra.authInfo?.extra?.principal as Principal | undefined;
+  if (!principal) throw rpcError(ErrorCode.InvalidRequest, 'the request is not authenticated');
+  return principal;
 }
 
 /**
@@ -62,15 +79,17 @@ export class McpServerFactory {
         instructions: this.instructions(identity),
       },
     );
-    server.setRequestHandler(ListToolsRequestSchema, async () => {
-      const { tools, fingerprint } = await this.list(identity);
+    server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+      const principal = requestPrincipal(extra);
+      const { tools, fingerprint } = await this.list({ principal, context: identity.context });
       onListed(fingerprint);
       return { tools };
     });
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const principal = requestPrincipal(extra);
       try {
         const outcome = await this.calls.call(
-          identity.principal,
+          principal,
           request.params.name,
           request.params.arguments ?? {},
         );
@@ -105,12 +124,12 @@ export class McpServerFactory {
   }
 
   /** The session's tools in MCP shape, and a fingerprint that changes when any of them does. */
-  async list(identity: SessionIdentity): Promise<ListedTools> {
+  async list({ principal, context }: SessionIdentity): Promise<ListedTools> {
     // Built once per toolset (same key = same list), like the REST list body.
-    const key = await this.catalog.toolsetKeyFor(identity.principal, identity.context);
+    const key = await this.catalog.toolsetKeyFor(principal, context);
     let listed = this.lists.get(key);
     if (!listed) {
-      const visible = await this.catalog.visibleSet(identity.principal, identity.context);
+      const visible = await this.catalog.visibleSet(principal, context);
       const tools = visible.tools.map((t) => formatTool(t.definition, 'mcp') as Tool);
       const json = JSON.stringify(tools);
       listed = {

@@ -9,6 +9,9 @@ import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
 import { invalidToolCallParams, isJsonRpcMessage } from './mcp-request-rules';
 import { McpSessions, ownerOf, TooManySessionsError } from './mcp-sessions.service';
+import { requestAuth } from './mcp-server.factory';
+import type { IncomingMessage } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 
 async function rpcError(
   reply: FastifyReply,
@@ -60,7 +63,6 @@ export class McpController {
       if (!session) return rpcError(reply, 404, -32001, 'session not found; initialize a new one');
       if (session.owner !== ownerOf(principal))
         return rpcError(reply, 403, -32600, 'this session belongs to another user');
-      session.identity.principal = principal;
       // the SDK would answer a malformed tools/call with -32603 and a schema dump
       const badParams = request.method === 'POST' ? invalidToolCallParams(request.body) : undefined;
       if (badParams !== undefined)
@@ -72,7 +74,7 @@ export class McpController {
           (request.body as { id?: unknown }).id ?? null,
         );
       reply.hijack();
-      await session.transport.handleRequest(request.raw, reply.raw, request.body);
+      await session.transport.handleRequest(withAuth(request, principal), reply.raw, request.body);
       return;
     }
     if (request.method === 'POST' && !isJsonRpcMessage(request.body)) {
@@ -104,6 +106,14 @@ export class McpController {
       throw err;
     }
     reply.hijack();
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    await transport.handleRequest(withAuth(request, principal), reply.raw, request.body);
   }
+}
+
+/** The raw request with this request's own verified principal, as the SDK hands it to handlers. */
+function withAuth(
+  request: FastifyRequest,
+  principal: Principal,
+): IncomingMessage & { auth: AuthInfo } {
+  return Object.assign(request.raw, { auth: requestAuth(principal) });
 }
