@@ -110,11 +110,13 @@ function runContextList(index: ToolSearchIndex, questions: EvalQuestion[]): Scor
   return s;
 }
 
-function runSearchTools(index: ToolSearchIndex, questions: EvalQuestion[]): Score & { resultTokens: number } {
+function runSearchTools(
+  index: ToolSearchIndex,
+  questions: EvalQuestion[],
+): Score & { resultTokens: number } {
   const s = { r1: 0, r5: 0, tokens: 0, n: questions.length, resultTokens: 0 };
   const inline = [...definitions.keys()].slice(0, INLINE);
-  const listed =
-    tokens(DISCLOSURE_TOOLS.map((d) => formatTool(d, 'openai'))) + listTokens(inline);
+  const listed = tokens(DISCLOSURE_TOOLS.map((d) => formatTool(d, 'openai'))) + listTokens(inline);
   for (const q of questions) {
     // the model passes the user's last question as the query (no conversation)
     const turns = parseConversation(q.messages).userTurns;
@@ -150,10 +152,17 @@ console.log('| method | split | recall@1 | recall@5 | mean tool-list tokens | vs
 console.log('| --- | --- | --- | --- | --- | --- |');
 for (const [name, qs] of splits) {
   const row = (method: string, r1: string, r5: string, t: number): void =>
-    console.log(`| ${method} | ${name} | ${r1} | ${r5} | ${Math.round(t)} | ${((100 * t) / fullTokens).toFixed(2)}% |`);
+    console.log(
+      `| ${method} | ${name} | ${r1} | ${r5} | ${Math.round(t)} | ${((100 * t) / fullTokens).toFixed(2)}% |`,
+    );
   row('full list', '(1.000 listed)', '(1.000 listed)', fullTokens);
   const c = runContextList(index, qs);
-  row('context-filtered list (detected context)', `(${fmt(c.r1 / c.n)} listed)`, `(${fmt(c.r5 / c.n)} listed)`, c.tokens / c.n);
+  row(
+    'context-filtered list (detected context)',
+    `(${fmt(c.r1 / c.n)} listed)`,
+    `(${fmt(c.r5 / c.n)} listed)`,
+    c.tokens / c.n,
+  );
   const s = runSelect(index, qs);
   row(`select endpoint (limit ${SELECT_LIMIT})`, fmt(s.r1 / s.n), fmt(s.r5 / s.n), s.tokens / s.n);
   const t = runSearchTools(index, qs);
@@ -171,21 +180,36 @@ console.log('| --- | --- | --- | --- |');
 const ablationsAll: Array<[string, ToolSearchIndex]> = [
   ['everything on', index],
   ['without stemming', buildIndex({ ...DEFAULT_RANKING, stemming: false })],
-  ['without typo tolerance (fuzzy, prefix)', buildIndex({ ...DEFAULT_RANKING, typoTolerance: false })],
+  [
+    'without typo tolerance (fuzzy, prefix)',
+    buildIndex({ ...DEFAULT_RANKING, typoTolerance: false }),
+  ],
   ['without the business vocabulary', buildIndex({ ...DEFAULT_RANKING, businessSynonyms: false })],
   ['without WordNet', buildIndex({ ...DEFAULT_RANKING, wordnet: false })],
-  ['without any synonyms', buildIndex({ ...DEFAULT_RANKING, businessSynonyms: false, wordnet: false })],
+  [
+    'without any synonyms',
+    buildIndex({ ...DEFAULT_RANKING, businessSynonyms: false, wordnet: false }),
+  ],
   ["without the reports' own synonyms", buildIndex(DEFAULT_RANKING, false)],
-  ['without conversation weighting (last turn only)', buildIndex({ ...DEFAULT_RANKING, conversation: false })],
+  [
+    'without conversation weighting (last turn only)',
+    buildIndex({ ...DEFAULT_RANKING, conversation: false }),
+  ],
   [
     'plain BM25 (all of the above off)',
     buildIndex(
-      { stemming: false, typoTolerance: false, businessSynonyms: false, wordnet: false, conversation: false },
+      {
+        stemming: false,
+        typoTolerance: false,
+        businessSynonyms: false,
+        wordnet: false,
+        conversation: false,
+      },
       false,
     ),
   ],
 ];
-const ablations = process.argv.includes("--quick") ? ablationsAll.slice(0, 1) : ablationsAll;
+const ablations = process.argv.includes('--quick') ? ablationsAll.slice(0, 1) : ablationsAll;
 for (const [name, idx] of ablations) {
   const cells = splits.map(([, qs]) => {
     const s = runSelect(idx, qs);
@@ -200,6 +224,8 @@ if (process.argv.includes('--misses')) {
     const sel = selectTools(index, parseConversation(q.messages), everyone, SELECT_LIMIT);
     const names = sel.tools.map((t) => t.name);
     if (!hit(q, names))
-      console.log(`${q.id} ${q.split} ${JSON.stringify(parseConversation(q.messages).userTurns.slice(-1)[0])} want ${q.answers.join('|')} got ${names.map((n) => n.replace('query_report_', '')).join(', ')}`);
+      console.log(
+        `${q.id} ${q.split} ${JSON.stringify(parseConversation(q.messages).userTurns.slice(-1)[0])} want ${q.answers.join('|')} got ${names.map((n) => n.replace('query_report_', '')).join(', ')}`,
+      );
   }
 }

@@ -24,7 +24,9 @@ function textOf(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return content
     .map((part) =>
-      isObject(part) && (part.type === 'text' || part.type === 'input_text') && typeof part.text === 'string'
+      isObject(part) &&
+      (part.type === 'text' || part.type === 'input_text') &&
+      typeof part.text === 'string'
         ? part.text
         : '',
     )

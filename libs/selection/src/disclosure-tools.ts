@@ -36,7 +36,7 @@ const describeSchema: JsonSchema = {
   },
   required: ['names'],
   additionalProperties: false,
-};
+} as JsonSchema;
 
 const callSchema: JsonSchema = {
   type: 'object',
@@ -62,7 +62,8 @@ export const DISCLOSURE_TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: DESCRIBE_TOOLS,
-    description: 'Full definitions (arguments and what they return) of tools found with search_tools.',
+    description:
+      'Full definitions (arguments and what they return) of tools found with search_tools.',
     inputSchema: describeSchema,
     readOnly: true,
   },

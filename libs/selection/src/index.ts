@@ -6,3 +6,6 @@ export * from './selector';
 export * from './text';
 export * from './vocabulary';
 export * from './disclosure-tools';
+export * from './disclosure';
+export * from './selection.module';
+export * from './selection.service';

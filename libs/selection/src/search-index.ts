@@ -40,7 +40,16 @@ export interface SearchHit {
   matched: string[];
 }
 
-const FIELDS = ['title', 'name', 'synonyms', 'examples', 'context', 'description', 'filters', 'fields'];
+const FIELDS = [
+  'title',
+  'name',
+  'synonyms',
+  'examples',
+  'context',
+  'description',
+  'filters',
+  'fields',
+];
 const BOOST = {
   title: 3,
   name: 1.5,
@@ -176,7 +185,11 @@ export class ToolSearchIndex {
     for (const r of results) {
       const matched = new Set<string>();
       for (const term of r.queryTerms) matched.add(query.labels.get(term) ?? term);
-      hits.set(r.id as string, { name: r.id as string, score: r.score, matched: [...matched].sort() });
+      hits.set(r.id as string, {
+        name: r.id as string,
+        score: r.score,
+        matched: [...matched].sort(),
+      });
     }
     // a tool called earlier in the conversation stays a candidate even when no word matches it
     for (const [name, boost] of query.toolBoosts) {

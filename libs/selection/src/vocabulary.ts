@@ -11,9 +11,11 @@ export interface Expansion {
 }
 
 /** libs/selection/data: beside src when run from source, four levels up from dist/libs/selection/src */
-const DATA = [join(__dirname, '..', 'data'), join(__dirname, '..', '..', '..', '..', 'libs', 'selection', 'data')].find(
-  (dir) => existsSync(join(dir, 'business-synonyms.json')),
-) ?? join(__dirname, '..', 'data');
+const DATA =
+  [
+    join(__dirname, '..', 'data'),
+    join(__dirname, '..', '..', '..', '..', 'libs', 'selection', 'data'),
+  ].find((dir) => existsSync(join(dir, 'business-synonyms.json'))) ?? join(__dirname, '..', 'data');
 /** business groups are written for this domain; WordNet's senses are broad */
 export const BUSINESS_WEIGHT = 0.6;
 export const WORDNET_WEIGHT = 0.3;
@@ -93,7 +95,8 @@ export class Vocabulary {
     };
     for (const t of this.business.get(own) ?? []) add(t, BUSINESS_WEIGHT, 'business');
     if (this.options.wordnet) {
-      for (const w of wordNetVocabulary().get(word) ?? []) add(this.term(w), WORDNET_WEIGHT, 'wordnet');
+      for (const w of wordNetVocabulary().get(word) ?? [])
+        add(this.term(w), WORDNET_WEIGHT, 'wordnet');
     }
     return [...out.values()];
   }

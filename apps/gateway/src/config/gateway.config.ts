@@ -38,6 +38,12 @@ export interface GatewaySettings {
     /** browser origins allowed to call /mcp (requests without Origin are not browsers) */
     allowedOrigins: string[];
   };
+  tools: {
+    /** past this many visible tools, lists carry search_tools / describe_tools / call_tool */
+    inlineMax: number;
+    /** how many tools such a list still carries inline */
+    inlineCount: number;
+  };
   cache: {
     /** TTL of Redis (L2) entries */
     ttlSeconds: number;
@@ -149,6 +155,16 @@ function auth(env: Env, mode: GatewaySettings['nodeEnv']): GatewaySettings['auth
   };
 }
 
+function tools(env: Env): GatewaySettings['tools'] {
+  const inlineMax = integer(env, 'TOOLS_INLINE_MAX', 40, 1, 100_000);
+  const inlineCount = integer(env, 'TOOLS_INLINE_COUNT', Math.min(10, inlineMax), 0, 100_000);
+  if (inlineCount > inlineMax)
+    throw new ConfigError(
+      `TOOLS_INLINE_COUNT must be at most TOOLS_INLINE_MAX (${inlineMax}); got "${inlineCount}"`,
+    );
+  return { inlineMax, inlineCount };
+}
+
 /** Parses the environment; throws a ConfigError naming the first bad variable. */
 export function loadSettings(env: Env = process.env): GatewaySettings {
   const mode = nodeEnv(env);
@@ -177,6 +193,7 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
       maxSessionsPerUser: integer(env, 'MCP_MAX_SESSIONS_PER_USER', 10, 1, 1000),
       allowedOrigins: origins(env),
     },
+    tools: tools(env),
     cache: {
       ttlSeconds: integer(env, 'CACHE_TTL_SECONDS', 1800, 1, 7 * 24 * 3600),
       staleAfterMs: integer(env, 'CATALOG_STALE_AFTER_MS', 1000, 0, 600_000),

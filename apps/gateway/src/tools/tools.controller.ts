@@ -1,4 +1,5 @@
-import { CatalogService, ToolCallService } from '@app/registry';
+import { CatalogService } from '@app/registry';
+import { SelectionService } from '@app/selection';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { isToolFormat, TOOL_FORMATS } from '@app/templates';
 import type { ToolFormat } from '@app/templates';
@@ -44,7 +45,7 @@ function parseFormat(value: string | undefined): ToolFormat {
 export class ToolsController {
   constructor(
     private readonly catalog: CatalogService,
-    private readonly calls: ToolCallService,
+    private readonly selection: SelectionService,
   ) {}
 
   @Get()
@@ -81,6 +82,7 @@ export class ToolsController {
   ): Promise<ToolCallOutcome> {
     const args =
       body && typeof body === 'object' ? (body as { arguments?: unknown }).arguments : undefined;
-    return this.calls.call(principal, name, args);
+    // the disclosure built-ins when the caller's list has them, else the one call path
+    return (await this.selection.call(principal, name, args)).outcome;
   }
 }
