@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { wordNetFile, loadWordNetSynonyms } from '../libs/selection/src/wordnet';
+import { loadWordNetSynonyms, wordNetFile } from '@app/selection';
 
 const file = join(__dirname, '..', 'libs', 'selection', 'data', 'wordnet-synonyms.json');
 writeFileSync(file, wordNetFile(loadWordNetSynonyms()));

@@ -9,3 +9,4 @@ export * from './disclosure-tools';
 export * from './disclosure';
 export * from './selection.module';
 export * from './selection.service';
+export * from './wordnet';
