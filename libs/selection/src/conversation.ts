@@ -109,6 +109,7 @@ export function conversationQuery(
 ): WeightedQuery {
   const weights = new Map<string, number>();
   const labels = new Map<string, string>();
+  const own = new Set<string>();
   const put = (term: string, weight: number, label: string): void => {
     if ((weights.get(term) ?? 0) >= weight) return;
     weights.set(term, weight);
@@ -124,6 +125,7 @@ export function conversationQuery(
         if (isStopWord(word)) continue;
         const term = options.stemming ? stem(word) : word;
         put(term, weight, word);
+        own.add(term);
         // a word the catalog itself uses mostly means what it says there; a word it does not
         // use (the user's own word, "quit") leans on its synonyms
         const trust = knows(term) ? OWN_WORD_SYNONYM_FACTOR : 1;
@@ -142,5 +144,5 @@ export function conversationQuery(
         if (!toolBoosts.has(name)) toolBoosts.set(name, boost);
       });
   }
-  return { weights, labels, toolBoosts };
+  return { weights, labels, toolBoosts, own };
 }

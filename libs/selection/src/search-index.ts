@@ -29,6 +29,8 @@ export interface WeightedQuery {
   weights: Map<string, number>;
   /** term -> how to explain a match on it, e.g. "quit" or "quit~attrition" */
   labels: Map<string, string>;
+  /** terms the user wrote (not synonyms): only these are matched fuzzily and by prefix */
+  own?: Set<string>;
   /** tool name -> multiplier (tools called earlier in the conversation) */
   toolBoosts: Map<string, number>;
 }
@@ -176,8 +178,10 @@ export class ToolSearchIndex {
             boost: BOOST,
             boostTerm: (term) => query.weights.get(term) ?? 1,
             boostDocument: (id) => query.toolBoosts.get(id as string) ?? 1,
-            fuzzy: typos ? (term) => (term.length >= 5 ? 0.25 : false) : false,
-            prefix: typos ? (term) => term.length >= 4 : false,
+            fuzzy: typos
+              ? (term) => (term.length >= 5 && (query.own?.has(term) ?? true) ? 0.25 : false)
+              : false,
+            prefix: typos ? (term) => term.length >= 4 && (query.own?.has(term) ?? true) : false,
             weights: { fuzzy: 0.45, prefix: 0.35 },
             filter: (result) => allowed(result.id as string),
           });

@@ -31,8 +31,18 @@ export function isStopWord(word: string): boolean {
 
 /** The index term of a word: its Porter2 stem ("quitting" and "quits" are one term). */
 export function stem(word: string): string {
-  return word.length <= 3 ? word : porter2(word);
+  if (word.length <= 3) return word;
+  let stemmed = stems.get(word);
+  if (stemmed === undefined) {
+    stemmed = porter2(word);
+    // words of one catalog and its users' questions: a bounded vocabulary in practice
+    if (stems.size > 200_000) stems.clear();
+    stems.set(word, stemmed);
+  }
+  return stemmed;
 }
+
+const stems = new Map<string, string>();
 
 /** Index terms of a text, stop words left out (the same for documents and queries). */
 export function terms(text: string, stemming = true): string[] {
