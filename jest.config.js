@@ -3,6 +3,7 @@ const moduleNameMapper = {
   '^@app/templates$': '<rootDir>/libs/templates/src',
   '^@app/registry$': '<rootDir>/libs/registry/src',
   '^@app/meta-tool$': '<rootDir>/libs/meta-tool/src',
+  '^@app/selection$': '<rootDir>/libs/selection/src',
   '^@app/db$': '<rootDir>/db',
 };
 const transform = {

@@ -37,6 +37,9 @@ export interface ReportsTable {
   updated_at: Timestamp;
   /** the catalog version the row's last change claimed (see the report-changes migration) */
   changed_in: Generated<string>;
+  /** optional words for tool search (migration 2026-12-02T04-00) */
+  synonyms: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  example_questions: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
 }
 
 /** A removed report: the catalog version its removal claimed. */

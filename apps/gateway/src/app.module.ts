@@ -1,5 +1,6 @@
 import { MetaToolModule } from '@app/meta-tool';
 import { RegistryModule } from '@app/registry';
+import { SelectionModule } from '@app/selection';
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
@@ -8,6 +9,7 @@ import { MetaToolController } from './admin/meta-tool.controller';
 import { AuthModule } from './auth/auth.module';
 import { ClientRegistrationController, WellKnownController } from './auth/well-known.controller';
 import { gatewayConfig, validateEnvironment } from './config/gateway.config';
+import type { GatewayConfig } from './config/gateway.config';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
 import { McpModule } from './mcp/mcp.module';
@@ -16,6 +18,7 @@ import { AccessController } from './tools/access.controller';
 import { ToolCallHotPath } from './tools/tool-call.hot-path';
 import { ToolCallsController } from './tools/tool-calls.controller';
 import { ToolListHotPath } from './tools/tool-list.hot-path';
+import { SelectController } from './tools/select.controller';
 import { ToolsController } from './tools/tools.controller';
 
 @Module({
@@ -29,10 +32,18 @@ import { ToolsController } from './tools/tools.controller';
     DatabaseModule,
     AuthModule,
     RegistryModule,
+    SelectionModule.forRoot(
+      (config: GatewayConfig) => ({
+        inlineMax: config.tools.inlineMax,
+        inlineCount: config.tools.inlineCount,
+      }),
+      [gatewayConfig.KEY],
+    ),
     MetaToolModule,
     McpModule,
   ],
   controllers: [
+    SelectController,
     ToolsController,
     ToolCallsController,
     AccessController,

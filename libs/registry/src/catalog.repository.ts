@@ -269,6 +269,8 @@ function toStoredReport(r: ReportRow, filters: ChildRow[], fields: ChildRow[]): 
       sqlTemplate: r.sql_template,
       category: r.category,
       version: r.version,
+      ...(r.synonyms ? { synonyms: r.synonyms } : {}),
+      ...(r.example_questions ? { exampleQuestions: r.example_questions } : {}),
       filters: filters.map((f) => ({
         name: f.name,
         type: f.type as FilterType,

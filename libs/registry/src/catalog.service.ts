@@ -1,11 +1,13 @@
 import { formatTool } from '@app/templates';
-import type { ToolFormat } from '@app/templates';
+import type { ToolDefinition, ToolFormat } from '@app/templates';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { permissionSetKey } from './access-policy';
 import { BuiltinTools } from './builtin-tools';
 import { CatalogStore } from './catalog-store';
 import { RegistryError, toolNotFound } from './errors';
+import { LIST_SHAPER } from './list-shaper';
+import type { ListShaper } from './list-shaper';
 import { Metrics } from './metrics';
 import type { Principal } from './principal';
 import { accessSubject } from './served-tool';
@@ -49,6 +51,7 @@ export class CatalogService {
     private readonly shared: SharedCache,
     private readonly metrics: Metrics,
     @Optional() @Inject(REGISTRY_OPTIONS) options: RegistryOptions | null = null,
+    @Optional() @Inject(LIST_SHAPER) private readonly shaper: ListShaper | null = null,
   ) {
     this.options = options ?? DEFAULT_REGISTRY_OPTIONS;
     metrics.describe(
@@ -198,13 +201,18 @@ export class CatalogService {
     cacheKey: string,
   ): Promise<Buffer> {
     const scope = await this.store.l2Scope(catalog.tenant);
-    const l2Key = scope === undefined ? undefined : listKey(scope, cacheKey);
+    const l2Key =
+      scope === undefined
+        ? undefined
+        : listKey(scope, `${cacheKey}${this.shaper ? `:${this.shaper.tag}` : ''}`);
     let json = l2Key === undefined ? undefined : await this.shared.read(l2Key, openListBody);
     if (json !== undefined) {
       this.metrics.inc('gateway_list_requests_total', { level: 'l2' });
     } else {
       const visible = await this.visibleSet(principal, context);
-      json = JSON.stringify({ tools: visible.tools.map((t) => formatTool(t.definition, format)) });
+      json = JSON.stringify({
+        tools: this.listedDefinitions(visible.tools).map((d) => formatTool(d, format)),
+      });
       this.metrics.inc('gateway_list_requests_total', { level: 'build' });
       if (l2Key !== undefined)
         void this.shared.set(l2Key, seal(json), this.options.cacheTtlSeconds);
@@ -212,6 +220,11 @@ export class CatalogService {
     const body = Buffer.from(json);
     this.lists.set(cacheKey, body);
     return body;
+  }
+
+  /** The definitions a list of these visible tools holds (every one, unless a shaper trims it). */
+  listedDefinitions(tools: readonly ServedTool[]): ToolDefinition[] {
+    return this.shaper ? this.shaper.shape(tools) : tools.map((t) => t.definition);
   }
 
   /** Drops every cached list (L1); L2 keys carry the version, so stale ones are never read. */

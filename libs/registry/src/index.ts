@@ -20,3 +20,4 @@ export * from './tenant-catalog';
 export * from './testing';
 export * from './tokens';
 export * from './tool-calls.service';
+export * from './list-shaper';

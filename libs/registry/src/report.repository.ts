@@ -27,6 +27,8 @@ export class ReportRepository {
         sql_template: report.sqlTemplate,
         category: report.category,
         status,
+        synonyms: report.synonyms ?? null,
+        example_questions: report.exampleQuestions ?? null,
       };
       if (existed) {
         await g

@@ -1,7 +1,13 @@
 import Ajv from 'ajv';
 import type { TemplateProblem } from './errors';
 import type { FieldType, FilterType, ReportMetadata } from './report';
-import { FIELD_TYPES, FILTER_TYPES } from './report';
+import {
+  FIELD_TYPES,
+  FILTER_TYPES,
+  MAX_EXAMPLE_QUESTIONS,
+  MAX_SEARCH_TEXT_LENGTH,
+  MAX_SYNONYMS,
+} from './report';
 
 /** The report as the admin API reads and writes it: GET returns what PUT accepts. */
 export interface ReportDocument {
@@ -20,7 +26,16 @@ export interface ReportDocument {
     default: unknown;
   }>;
   fields: Array<{ name: string; type: FieldType; description: string }>;
+  /** optional, for tool search */
+  synonyms?: string[];
+  example_questions?: string[];
 }
+
+const SEARCH_TEXTS = (max: number) => ({
+  type: 'array',
+  maxItems: max,
+  items: { type: 'string', minLength: 1, maxLength: MAX_SEARCH_TEXT_LENGTH },
+});
 
 const NAME = { type: 'string', pattern: '^[a-z][a-z0-9_]*$', maxLength: 63 };
 
@@ -35,6 +50,8 @@ export const REPORT_DOCUMENT_SCHEMA = {
     sql_template: { type: 'string', minLength: 1, maxLength: 100_000 },
     category: { type: 'string', minLength: 1, maxLength: 100 },
     status: { enum: ['active', 'disabled'] },
+    synonyms: SEARCH_TEXTS(MAX_SYNONYMS),
+    example_questions: SEARCH_TEXTS(MAX_EXAMPLE_QUESTIONS),
     filters: {
       type: 'array',
       maxItems: 50,
@@ -117,6 +134,8 @@ export function parseReportDocument(
       sqlTemplate: doc.sql_template,
       category: doc.category,
       version: 0,
+      ...(doc.synonyms ? { synonyms: doc.synonyms } : {}),
+      ...(doc.example_questions ? { exampleQuestions: doc.example_questions } : {}),
       filters: (doc.filters ?? []).map((f) => ({
         name: f.name,
         type: f.type,
@@ -145,6 +164,8 @@ export function toReportDocument(
     sql_template: metadata.sqlTemplate,
     category: metadata.category,
     status,
+    ...(metadata.synonyms ? { synonyms: metadata.synonyms } : {}),
+    ...(metadata.exampleQuestions ? { example_questions: metadata.exampleQuestions } : {}),
     filters: metadata.filters.map((f) => ({
       name: f.name,
       type: f.type,

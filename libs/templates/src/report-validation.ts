@@ -4,6 +4,9 @@ import type { ReportMetadata } from './report';
 import {
   FIELD_TYPES,
   FILTER_TYPES,
+  MAX_EXAMPLE_QUESTIONS,
+  MAX_SEARCH_TEXT_LENGTH,
+  MAX_SYNONYMS,
   MAX_TOOL_NAME_LENGTH,
   REPORT_ID_PATTERN,
   TOOL_NAME_PREFIX,
@@ -58,5 +61,24 @@ export function reportProblems(report: ReportMetadata): TemplateProblem[] {
       );
     }
   }
+  searchTextProblems('synonyms', report.synonyms, MAX_SYNONYMS, add);
+  searchTextProblems('example_questions', report.exampleQuestions, MAX_EXAMPLE_QUESTIONS, add);
   return problems;
+}
+
+/** Optional search metadata: a short list of non-empty, short strings. */
+function searchTextProblems(
+  rule: string,
+  list: readonly unknown[] | undefined,
+  max: number,
+  add: (rule: string, message: string) => void,
+): void {
+  if (list === undefined) return;
+  if (list.length > max) add(rule, `${rule} has ${list.length} entries; at most ${max}`);
+  list.forEach((entry, i) => {
+    if (typeof entry !== 'string' || entry.trim() === '')
+      add(rule, `${rule}[${i}] must be a non-empty string`);
+    else if (entry.length > MAX_SEARCH_TEXT_LENGTH)
+      add(rule, `${rule}[${i}] is ${entry.length} characters; at most ${MAX_SEARCH_TEXT_LENGTH}`);
+  });
 }

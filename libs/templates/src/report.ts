@@ -49,7 +49,15 @@ export interface ReportMetadata {
   version: number;
   filters: ReportFilter[];
   fields: ReportField[];
+  /** optional words users say for this report (tool search only; not in the tool definition) */
+  synonyms?: string[];
+  /** optional questions this report answers (tool search only) */
+  exampleQuestions?: string[];
 }
+
+export const MAX_SYNONYMS = 50;
+export const MAX_EXAMPLE_QUESTIONS = 20;
+export const MAX_SEARCH_TEXT_LENGTH = 200;
 
 export const REPORT_ID_PATTERN = /^[a-z][a-z0-9_]*$/;
 export const TOOL_NAME_PREFIX = 'query_report_';

@@ -52,6 +52,12 @@ export interface GatewaySettings {
     /** browser origins allowed to call /mcp (requests without Origin are not browsers) */
     allowedOrigins: string[];
   };
+  tools: {
+    /** past this many visible tools, lists carry search_tools / describe_tools / call_tool */
+    inlineMax: number;
+    /** how many tools such a list still carries inline */
+    inlineCount: number;
+  };
   cache: {
     /** TTL of Redis (L2) entries */
     ttlSeconds: number;
@@ -189,6 +195,16 @@ function claimPath(env: Env, name: string, fallback: string): string {
   return raw;
 }
 
+function tools(env: Env): GatewaySettings['tools'] {
+  const inlineMax = integer(env, 'TOOLS_INLINE_MAX', 40, 1, 100_000);
+  const inlineCount = integer(env, 'TOOLS_INLINE_COUNT', Math.min(10, inlineMax), 0, 100_000);
+  if (inlineCount > inlineMax)
+    throw new ConfigError(
+      `TOOLS_INLINE_COUNT must be at most TOOLS_INLINE_MAX (${inlineMax}); got "${inlineCount}"`,
+    );
+  return { inlineMax, inlineCount };
+}
+
 /** Parses the environment; throws a ConfigError naming the first bad variable. */
 export function loadSettings(env: Env = process.env): GatewaySettings {
   const mode = nodeEnv(env);
@@ -221,6 +237,7 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
       textMaxBytes: integer(env, 'TOOL_TEXT_MAX_BYTES', 64 * 1024, 2048, 16 * 1024 * 1024),
       allowedOrigins: origins(env),
     },
+    tools: tools(env),
     cache: {
       ttlSeconds: integer(env, 'CACHE_TTL_SECONDS', 1800, 1, 7 * 24 * 3600),
       staleAfterMs: integer(env, 'CATALOG_STALE_AFTER_MS', 1000, 0, 600_000),

@@ -1,6 +1,8 @@
 import { MetaToolError } from '@app/meta-tool';
 import type { MetaToolErrorCode } from '@app/meta-tool';
 import { RegistryError } from '@app/registry';
+import { SelectionError } from '@app/selection';
+import type { SelectionErrorCode } from '@app/selection';
 import type { RegistryErrorCode } from '@app/registry';
 import { TemplateError } from '@app/templates';
 import { Catch, HttpException, Inject, Logger } from '@nestjs/common';
@@ -13,6 +15,13 @@ import type { GatewayConfig } from '../config/gateway.config';
 
 interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+function selectionStatus(code: SelectionErrorCode): number {
+  switch (code) {
+    case 'INVALID_SELECT_REQUEST':
+      return 400;
+  }
 }
 
 function metaToolStatus(code: MetaToolErrorCode): number {
@@ -119,6 +128,12 @@ export class DomainExceptionFilter implements ExceptionFilter {
     if (exception instanceof MetaToolError) {
       return [
         metaToolStatus(exception.code),
+        { error: { code: exception.code, message: exception.message } },
+      ];
+    }
+    if (exception instanceof SelectionError) {
+      return [
+        selectionStatus(exception.code),
         { error: { code: exception.code, message: exception.message } },
       ];
     }

@@ -38,7 +38,7 @@ export class McpListHotPath implements HotPath {
     const principal = this.verifier.cached(headers.authorization);
     const session = principal && this.sessions.get(sessionId);
     if (!principal || !session || session.owner !== ownerOf(principal)) return undefined;
-    const listed = this.servers.cachedList({ principal, context: session.identity.context });
+    const listed = this.servers.cachedList({ ...session.identity, principal });
     if (!listed) return undefined;
     session.fingerprint = listed.fingerprint;
     const tail = `${JSON.stringify(id)}}`;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { CatalogService, RegistryError, ToolCallService } from '@app/registry';
+import { CatalogService, RegistryError } from '@app/registry';
+import { SelectionService } from '@app/selection';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { formatTool, resultText } from '@app/templates';
 import { Inject, Injectable } from '@nestjs/common';
@@ -23,6 +24,15 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 export interface SessionIdentity {
   readonly principal: Principal;
   readonly context: string | undefined;
+  /** tools this session found with search_tools / describe_tools: its next list shows them */
+  found?: string[];
+}
+
+/** How many found tools a session keeps in its list (the latest ones). */
+const MAX_FOUND = 50;
+
+function listKey(toolsetKey: string, identity: SessionIdentity): string {
+  return identity.found?.length ? `${toolsetKey}:found=${identity.found.join(',')}` : toolsetKey;
 }
 
 /** What the controller attaches to each request (the SDK passes it to handlers as `authInfo`). */
@@ -67,7 +77,7 @@ export class McpServerFactory {
 
   constructor(
     private readonly catalog: CatalogService,
-    private readonly calls: ToolCallService,
+    private readonly selection: SelectionService,
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
   ) {}
 
@@ -81,18 +91,25 @@ export class McpServerFactory {
     );
     server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
       const principal = requestPrincipal(extra);
-      const { tools, fingerprint } = await this.list({ principal, context: identity.context });
+      const { tools, fingerprint } = await this.list({
+        principal,
+        context: identity.context,
+        found: identity.found,
+      });
       onListed(fingerprint);
       return { tools };
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const principal = requestPrincipal(extra);
       try {
-        const outcome = await this.calls.call(
+        const { outcome, found } = await this.selection.call(
           principal,
           request.params.name,
           request.params.arguments ?? {},
+          identity.context,
         );
+        if (found && found.length > 0 && remember(identity, found))
+          void server.sendToolListChanged().catch(() => undefined);
         return toCallResult(outcome, this.config.mcp.textMaxBytes);
       } catch (err) {
         if (err instanceof RegistryError && err.code === 'TOOL_NOT_FOUND')
@@ -124,13 +141,19 @@ export class McpServerFactory {
   }
 
   /** The session's tools in MCP shape, and a fingerprint that changes when any of them does. */
-  async list({ principal, context }: SessionIdentity): Promise<ListedTools> {
+  async list(identity: SessionIdentity): Promise<ListedTools> {
     // Built once per toolset (same key = same list), like the REST list body.
-    const key = await this.catalog.toolsetKeyFor(principal, context);
+    const key = listKey(
+      await this.catalog.toolsetKeyFor(identity.principal, identity.context),
+      identity,
+    );
     let listed = this.lists.get(key);
     if (!listed) {
-      const visible = await this.catalog.visibleSet(principal, context);
-      const tools = visible.tools.map((t) => formatTool(t.definition, 'mcp') as Tool);
+      const visible = await this.catalog.visibleSet(identity.principal, identity.context);
+      // the same shaping as the REST list, plus what this session found
+      const tools = this.selection.disclosure
+        .shape(visible.tools, identity.found)
+        .map((d) => formatTool(d, 'mcp') as Tool);
       const json = JSON.stringify(tools);
       listed = {
         tools,
@@ -145,8 +168,17 @@ export class McpServerFactory {
   /** The session's list from memory alone, or undefined when `list` must be asked. */
   cachedList(identity: SessionIdentity): ListedTools | undefined {
     const key = this.catalog.cachedToolsetKey(identity.principal, identity.context);
-    return key === undefined ? undefined : this.lists.get(key);
+    return key === undefined ? undefined : this.lists.get(listKey(key, identity));
   }
+}
+
+/** Adds found tools to the session's list; true when the list grew. */
+function remember(identity: SessionIdentity, found: string[]): boolean {
+  const before = identity.found ?? [];
+  const fresh = found.filter((n) => !before.includes(n));
+  if (fresh.length === 0) return false;
+  identity.found = [...before, ...fresh].slice(-MAX_FOUND);
+  return true;
 }
 
 function toCallResult(outcome: ToolCallOutcome, textMaxBytes: number): CallToolResult {

@@ -1,4 +1,5 @@
 import { CatalogService, ToolCallService } from '@app/registry';
+import { SelectionService } from '@app/selection';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { compactPage, REQUESTED_FORMATS, requestedFormat } from '@app/templates';
 import type { ToolFormat } from '@app/templates';
@@ -35,6 +36,7 @@ function parseFormat(format: unknown, strict: unknown): ToolFormat {
 export class ToolsController {
   constructor(
     private readonly catalog: CatalogService,
+    private readonly selection: SelectionService,
     private readonly calls: ToolCallService,
   ) {}
 
@@ -82,7 +84,8 @@ export class ToolsController {
     if (!request.ok) throw new BadRequestException(request.message);
     const args = request.value.arguments;
     const outcome: ToolCallOutcome = args.ok
-      ? await this.calls.call(principal, name, args.value)
+      ? // the disclosure built-ins when the caller's list has them, else the one call path
+        (await this.selection.call(principal, name, args.value)).outcome
       : await this.calls.refuse(principal, name, args.message);
     if (request.value.encoding === 'compact' && !outcome.is_error && outcome.text === undefined)
       return { ...outcome, result: compactPage(outcome.result) };

@@ -1,0 +1,207 @@
+import MiniSearch from 'minisearch';
+import type { SearchResult } from 'minisearch';
+import type { SearchDoc } from './search-doc';
+import { isStopWord, stem, words } from './text';
+
+/** What each part of the ranking may use; every switch is measured in the eval's ablations. */
+export interface RankingOptions {
+  stemming: boolean;
+  /** fuzzy (edit distance) and prefix matching of query terms */
+  typoTolerance: boolean;
+  /** the shipped business vocabulary */
+  businessSynonyms: boolean;
+  /** WordNet synonyms */
+  wordnet: boolean;
+  /** earlier user turns and tool calls already made count; else only the last user turn */
+  conversation: boolean;
+}
+
+export const DEFAULT_RANKING: RankingOptions = {
+  stemming: true,
+  typoTolerance: true,
+  businessSynonyms: true,
+  wordnet: true,
+  conversation: true,
+};
+
+/** A query: index terms with weights, and for each term the words it came from. */
+export interface WeightedQuery {
+  weights: Map<string, number>;
+  /** term -> how to explain a match on it, e.g. "quit" or "quit~attrition" */
+  labels: Map<string, string>;
+  /** terms the user wrote (not synonyms): only these are matched fuzzily and by prefix */
+  own?: Set<string>;
+  /** tool name -> multiplier (tools called earlier in the conversation) */
+  toolBoosts: Map<string, number>;
+}
+
+export interface SearchHit {
+  name: string;
+  score: number;
+  /** the query words (or synonyms) that matched, sorted */
+  matched: string[];
+}
+
+const FIELDS = [
+  'title',
+  'name',
+  'synonyms',
+  'examples',
+  'context',
+  'description',
+  'filters',
+  'fields',
+];
+const BOOST = {
+  title: 3,
+  name: 1.5,
+  synonyms: 2,
+  examples: 1.5,
+  context: 1,
+  description: 1,
+  filters: 0.5,
+  fields: 0.5,
+};
+
+interface IndexedDoc {
+  id: string;
+  title: string;
+  name: string;
+  synonyms: string;
+  examples: string;
+  context: string;
+  description: string;
+  filters: string;
+  fields: string;
+}
+
+function indexed(doc: SearchDoc): IndexedDoc {
+  return {
+    id: doc.name,
+    title: doc.title,
+    name: doc.name.replace(/^query_report_/, ''),
+    synonyms: doc.synonyms.join(' '),
+    examples: doc.examples.join(' '),
+    context: [doc.category, ...doc.contexts].join(' '),
+    description: doc.description,
+    filters: doc.filters,
+    fields: doc.fields,
+  };
+}
+
+/**
+ * A full-text index (MiniSearch: BM25, prefix and fuzzy matching) over one tenant's tools.
+ * `sync` patches it with what changed since the last call (by each doc's signature), so a
+ * catalog change costs the reports it touched. Searching never returns a tool the caller's
+ * `allowed` test refuses.
+ */
+export class ToolSearchIndex {
+  private readonly search_: MiniSearch<IndexedDoc>;
+  private readonly docs = new Map<string, { doc: SearchDoc; indexed: IndexedDoc }>();
+  /** how many docs hold each term (any field): tells a catalog word from a user's own word */
+  private readonly termDocs = new Map<string, number>();
+
+  constructor(readonly options: RankingOptions = DEFAULT_RANKING) {
+    const stemming = options.stemming;
+    this.search_ = new MiniSearch<IndexedDoc>({
+      fields: FIELDS,
+      storeFields: [],
+      tokenize: (text) => words(text),
+      processTerm: (term) => (isStopWord(term) ? null : stemming ? stem(term) : term),
+    });
+  }
+
+  get size(): number {
+    return this.docs.size;
+  }
+
+  /** Whether some tool's metadata uses this term. */
+  knows(term: string): boolean {
+    return (this.termDocs.get(term) ?? 0) > 0;
+  }
+
+  private count(doc: IndexedDoc, delta: number): void {
+    const seen = new Set<string>();
+    for (const field of FIELDS) {
+      for (const word of words(doc[field as keyof IndexedDoc])) {
+        if (isStopWord(word)) continue;
+        seen.add(this.options.stemming ? stem(word) : word);
+      }
+    }
+    for (const term of seen) this.termDocs.set(term, (this.termDocs.get(term) ?? 0) + delta);
+  }
+
+  doc(name: string): SearchDoc | undefined {
+    return this.docs.get(name)?.doc;
+  }
+
+  /** Makes the index hold exactly `docs`; returns how many were added, changed, removed. */
+  sync(docs: Iterable<SearchDoc>): { added: number; changed: number; removed: number } {
+    const seen = new Set<string>();
+    let added = 0;
+    let changed = 0;
+    let removed = 0;
+    for (const doc of docs) {
+      seen.add(doc.name);
+      const held = this.docs.get(doc.name);
+      if (held?.doc.signature === doc.signature) continue;
+      if (held) {
+        this.search_.remove(held.indexed);
+        this.count(held.indexed, -1);
+        changed++;
+      } else added++;
+      const entry = { doc, indexed: indexed(doc) };
+      this.search_.add(entry.indexed);
+      this.count(entry.indexed, 1);
+      this.docs.set(doc.name, entry);
+    }
+    for (const [name, held] of this.docs) {
+      if (seen.has(name)) continue;
+      this.search_.remove(held.indexed);
+      this.count(held.indexed, -1);
+      this.docs.delete(name);
+      removed++;
+    }
+    return { added, changed, removed };
+  }
+
+  /** Ranked tools for a weighted query, only among `allowed` ones; ties go by name. */
+  search(query: WeightedQuery, allowed: (name: string) => boolean, limit: number): SearchHit[] {
+    if (query.weights.size === 0 && query.toolBoosts.size === 0) return [];
+    const typos = this.options.typoTolerance;
+    const results: SearchResult[] =
+      query.weights.size === 0
+        ? []
+        : this.search_.search([...query.weights.keys()].join(' '), {
+            tokenize: (text) => text.split(' '),
+            processTerm: (term) => term,
+            boost: BOOST,
+            boostTerm: (term) => query.weights.get(term) ?? 1,
+            boostDocument: (id) => query.toolBoosts.get(id as string) ?? 1,
+            fuzzy: typos
+              ? (term) => (term.length >= 5 && (query.own?.has(term) ?? true) ? 0.25 : false)
+              : false,
+            prefix: typos ? (term) => term.length >= 4 && (query.own?.has(term) ?? true) : false,
+            weights: { fuzzy: 0.45, prefix: 0.35 },
+            filter: (result) => allowed(result.id as string),
+          });
+    const hits = new Map<string, SearchHit>();
+    for (const r of results) {
+      const matched = new Set<string>();
+      for (const term of r.queryTerms) matched.add(query.labels.get(term) ?? term);
+      hits.set(r.id as string, {
+        name: r.id as string,
+        score: r.score,
+        matched: [...matched].sort(),
+      });
+    }
+    // a tool called earlier in the conversation stays a candidate even when no word matches it
+    for (const [name, boost] of query.toolBoosts) {
+      if (hits.has(name) || !this.docs.has(name) || !allowed(name)) continue;
+      hits.set(name, { name, score: boost - 1, matched: ['(called earlier)'] });
+    }
+    return [...hits.values()]
+      .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .slice(0, limit);
+  }
+}

@@ -1,0 +1,258 @@
+import { accessSubject, CatalogService, RegistryError, ToolCallService } from '@app/registry';
+import type { Principal, ServedTool, TenantCatalog, ToolCallOutcome } from '@app/registry';
+import { ArgumentValidator, formatTool, isToolFormat, TOOL_FORMATS } from '@app/templates';
+import type { ToolFormat } from '@app/templates';
+import { Inject, Injectable } from '@nestjs/common';
+import { parseConversation } from './conversation';
+import { DisclosurePolicy } from './disclosure';
+import {
+  CALL_TOOL,
+  DESCRIBE_TOOLS,
+  DISCLOSURE_TOOLS,
+  DISCLOSURE_TOOL_NAMES,
+  SEARCH_TOOLS,
+} from './disclosure-tools';
+import { SelectionError } from './errors';
+import { oneLine, reportSearchDoc, toolSearchDoc } from './search-doc';
+import type { SearchDoc } from './search-doc';
+import { ToolSearchIndex } from './search-index';
+import type { SearchHit } from './search-index';
+import { searchTools, selectTools } from './selector';
+import type { DetectedContext } from './selector';
+
+export const SELECT_LIMIT_DEFAULT = 5;
+export const SELECT_LIMIT_MAX = 50;
+
+export interface SelectRequest {
+  messages: unknown;
+  limit?: number;
+  context?: string;
+  format?: ToolFormat;
+}
+
+export interface SelectResponse {
+  contexts: DetectedContext[];
+  /** best first; `matched` says which words of the conversation matched */
+  ranking: Array<{ name: string; score: number; matched: string[] }>;
+  /** the ranked tools in the requested format, ready to send to the model */
+  tools: object[];
+}
+
+/** A built-in's call, and the tools a search found (an MCP session adds them to its list). */
+export interface SelectionCallOutcome {
+  outcome: ToolCallOutcome;
+  found?: string[];
+}
+
+const validators = new Map(
+  DISCLOSURE_TOOLS.map((d) => [d.name, new ArgumentValidator(d.inputSchema, [])]),
+);
+
+/** The tenant's index and the catalog it was last brought up to date with. */
+interface HeldIndex {
+  catalog: TenantCatalog;
+  index: ToolSearchIndex;
+}
+
+/**
+ * Tool selection for callers: POST /v1/tools/select, and the search_tools / describe_tools
+ * / call_tool built-ins of progressive disclosure. One search index per tenant, patched
+ * with what changed whenever the tenant's catalog object changes (so a report is
+ * searchable in the same request that first lists it). Every answer is drawn from the
+ * caller's own visible set, which is computed first; the index is never asked about others.
+ */
+@Injectable()
+export class SelectionService {
+  private readonly held = new Map<string, HeldIndex>();
+
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly calls: ToolCallService,
+    @Inject(DisclosurePolicy) readonly disclosure: DisclosurePolicy,
+  ) {}
+
+  /** The tenant's index, in step with `catalog` (the caller's visible set came from it). */
+  private async index(tenantId: string, catalog: TenantCatalog): Promise<ToolSearchIndex> {
+    const held = this.held.get(tenantId);
+    if (held && held.catalog === catalog) return held.index;
+    // built-ins and generated tools are indexed with the reports; the catalog's version picks
+    const { tools } = await this.catalog.tenantTools(tenantId);
+    const index = held?.index ?? new ToolSearchIndex();
+    index.sync(
+      tools
+        .filter((t) => !DISCLOSURE_TOOL_NAMES.includes(t.definition.name))
+        .map((t) => searchDoc(catalog, t)),
+    );
+    this.held.set(tenantId, { catalog, index });
+    return index;
+  }
+
+  private async visible(principal: Principal, context: string | undefined) {
+    const visible = await this.catalog.visibleSet(principal, context);
+    const allowed = new Set(visible.tools.map((t) => t.definition.name));
+    const index = await this.index(principal.tenantId, visible.catalog);
+    return { visible, allowed, index };
+  }
+
+  async select(principal: Principal, body: unknown): Promise<SelectResponse> {
+    const request = parseSelectRequest(body);
+    const conversation = parseConversation(request.messages);
+    const { visible, allowed, index } = await this.visible(principal, request.context);
+    const limit = request.limit ?? SELECT_LIMIT_DEFAULT;
+    const selection = selectTools(index, conversation, (n) => allowed.has(n), limit);
+    const byName = new Map(visible.tools.map((t) => [t.definition.name, t]));
+    const format = request.format ?? 'openai';
+    return {
+      contexts: selection.contexts,
+      ranking: selection.tools.map((t) => ({
+        name: t.name,
+        score: Math.round(t.score * 1000) / 1000,
+        matched: t.matched,
+      })),
+      tools: selection.tools.map((t) => formatTool(byName.get(t.name)!.definition, format)),
+    };
+  }
+
+  /** Whether this caller's lists carry the disclosure built-ins instead of every tool. */
+  private async disclosing(principal: Principal, context: string | undefined): Promise<boolean> {
+    const visible = await this.catalog.visibleSet(principal, context);
+    return this.disclosure.applies(visible.tools.length);
+  }
+
+  /**
+   * Every tool call of REST and MCP: the disclosure built-ins when the caller's lists carry
+   * them, else (and for every other name) the one permission-checked call path.
+   */
+  async call(
+    principal: Principal,
+    name: string,
+    args: unknown,
+    context?: string,
+  ): Promise<SelectionCallOutcome> {
+    if (!DISCLOSURE_TOOL_NAMES.includes(name) || !(await this.disclosing(principal, context)))
+      return { outcome: await this.calls.call(principal, name, args) };
+    const checked = validators.get(name)!.check(args ?? {});
+    if (!checked.ok) return { outcome: toolError(name, checked.message) };
+    const input = checked.args as Record<string, unknown>;
+    switch (name) {
+      case SEARCH_TOOLS:
+        return this.search(principal, String(input.query), Number(input.limit ?? 10), context);
+      case DESCRIBE_TOOLS:
+        return this.describe(principal, input.names as string[], context);
+      case CALL_TOOL:
+        return this.callThrough(principal, String(input.name), input.arguments ?? {});
+      default:
+        return { outcome: await this.calls.call(principal, name, args) };
+    }
+  }
+
+  private async search(
+    principal: Principal,
+    query: string,
+    limit: number,
+    context: string | undefined,
+  ): Promise<SelectionCallOutcome> {
+    const { allowed, index } = await this.visible(principal, context);
+    const hits: SearchHit[] = searchTools(index, query, (n) => allowed.has(n), limit);
+    const tools = hits.map((h) => {
+      const doc = index.doc(h.name)!;
+      return { name: h.name, title: doc.title, description: oneLine(doc.description) };
+    });
+    const result = { tools };
+    return {
+      outcome: { tool: SEARCH_TOOLS, is_error: false, result, text: JSON.stringify(result) },
+      found: tools.map((t) => t.name),
+    };
+  }
+
+  private async describe(
+    principal: Principal,
+    names: string[],
+    context: string | undefined,
+  ): Promise<SelectionCallOutcome> {
+    const visible = await this.catalog.visibleSet(principal, context);
+    const byName = new Map(visible.tools.map((t) => [t.definition.name, t]));
+    const tools = names.flatMap((n) => {
+      const tool = byName.get(n);
+      return tool ? [formatTool(tool.definition, 'mcp')] : [];
+    });
+    // a name the caller may not use is reported like an unknown one
+    const unknown = names.filter((n) => !byName.has(n));
+    const result = { tools, ...(unknown.length > 0 ? { unknown } : {}) };
+    return {
+      outcome: { tool: DESCRIBE_TOOLS, is_error: false, result, text: JSON.stringify(result) },
+      found: tools.map((t) => (t as { name: string }).name),
+    };
+  }
+
+  private async callThrough(
+    principal: Principal,
+    name: string,
+    args: unknown,
+  ): Promise<SelectionCallOutcome> {
+    if (DISCLOSURE_TOOL_NAMES.includes(name))
+      return { outcome: toolError(CALL_TOOL, `call_tool cannot call ${name}; call it directly`) };
+    try {
+      return { outcome: await this.calls.call(principal, name, args) };
+    } catch (err) {
+      // the same words as a 404 on the tool itself: unknown and forbidden look alike
+      if (err instanceof RegistryError && err.code === 'TOOL_NOT_FOUND')
+        return { outcome: toolError(CALL_TOOL, err.message) };
+      throw err;
+    }
+  }
+}
+
+function toolError(tool: string, message: string): ToolCallOutcome {
+  return { tool, is_error: true, error: { code: 'INVALID_ARGUMENTS', message } };
+}
+
+/** The business contexts a tool belongs to, by the tenant's context definitions. */
+function contextsOf(catalog: TenantCatalog, tool: ServedTool): string[] {
+  const subject = accessSubject(tool);
+  return catalog.access.contextNames().filter((c) => catalog.access.inContext(c, subject));
+}
+
+function searchDoc(catalog: TenantCatalog, tool: ServedTool): SearchDoc {
+  const contexts = contextsOf(catalog, tool);
+  if (tool.kind === 'report')
+    return reportSearchDoc(tool.definition.name, tool.report.report, contexts);
+  return toolSearchDoc(tool.definition, accessSubject(tool).category, contexts);
+}
+
+const SELECT_KEYS = new Set(['messages', 'limit', 'context', 'format']);
+
+/** The request body of POST /v1/tools/select, or a coded refusal naming the field. */
+export function parseSelectRequest(body: unknown): SelectRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new SelectionError('INVALID_SELECT_REQUEST', 'the body must be a JSON object');
+  const input = body as Record<string, unknown>;
+  const extra = Object.keys(input).filter((k) => !SELECT_KEYS.has(k));
+  if (extra.length > 0)
+    throw new SelectionError(
+      'INVALID_SELECT_REQUEST',
+      `unknown field(s) ${extra.join(', ')}; allowed: messages, limit, context, format`,
+    );
+  const { limit, context, format } = input;
+  if (
+    limit !== undefined &&
+    (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > SELECT_LIMIT_MAX)
+  )
+    throw new SelectionError(
+      'INVALID_SELECT_REQUEST',
+      `limit must be an integer from 1 to ${SELECT_LIMIT_MAX}; got ${JSON.stringify(limit)}`,
+    );
+  if (context !== undefined && (typeof context !== 'string' || context === ''))
+    throw new SelectionError('INVALID_SELECT_REQUEST', 'context must be a non-empty string');
+  if (format !== undefined && (typeof format !== 'string' || !isToolFormat(format)))
+    throw new SelectionError(
+      'INVALID_SELECT_REQUEST',
+      `format must be one of ${TOOL_FORMATS.join(', ')}; got ${JSON.stringify(format)}`,
+    );
+  return {
+    messages: input.messages,
+    limit: limit as number | undefined,
+    context: context as string | undefined,
+    format: format as ToolFormat | undefined,
+  };
+}
