@@ -4,6 +4,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
 import { AdminReportsController } from './admin/admin-reports.controller';
+import { GeneratedToolsController } from './admin/generated-tools.controller';
 import { MetaToolController } from './admin/meta-tool.controller';
 import { AuthModule } from './auth/auth.module';
 import { gatewayConfig, validateEnvironment } from './config/gateway.config';
@@ -34,6 +35,7 @@ import { ToolsController } from './tools/tools.controller';
     AccessController,
     AdminReportsController,
     MetaToolController,
+    GeneratedToolsController,
     HealthController,
   ],
   providers: [{ provide: APP_FILTER, useClass: DomainExceptionFilter }, ToolListHotPath],

@@ -23,6 +23,7 @@ export type ToolErrorCode =
   | 'QUERY_FAILED'
   | 'DATA_UNAVAILABLE'
   | 'REFUSED'
+  | 'BUSY'
   | 'TOOL_FAILED';
 
 /**

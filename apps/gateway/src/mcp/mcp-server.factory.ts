@@ -49,7 +49,7 @@ export class McpServerFactory {
   create(identity: SessionIdentity, onListed: (fingerprint: string) => void): Server {
     const server = new Server(
       { name: 'report-tool-gateway', version: '0.1.0' },
-      { capabilities: { tools: { listChanged: true } } },
+      { capabilities: { tools: { listChanged: true }, logging: {} } },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       const { tools, fingerprint } = await this.list(identity);
