@@ -13,7 +13,9 @@ export class HealthController {
     @Inject(DATABASE) private readonly database: DatabaseHandle,
     private readonly metrics: Metrics,
     private readonly store: CatalogStore,
-    @Optional() private readonly sandbox: SandboxedToolRunner | null = null,
+    @Optional()
+    @Inject(SandboxedToolRunner)
+    private readonly sandbox: SandboxedToolRunner | null = null,
   ) {}
 
   /** Alive; and which layers of the generated-tool sandbox are active on this machine. */

@@ -52,7 +52,7 @@ export class McpSessions implements OnModuleDestroy {
     store: CatalogStore,
     private readonly metrics: Metrics,
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
-    @Optional() metaTool: MetaToolService | null = null,
+    @Optional() @Inject(MetaToolService) metaTool: MetaToolService | null = null,
   ) {
     this.unsubscribe = store.onChange((tenant) => this.catalogChanged(tenant));
     this.unsubscribeDecisions =
