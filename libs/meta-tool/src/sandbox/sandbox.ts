@@ -395,6 +395,7 @@ class Worker {
 interface Waiter {
   tenantId: string;
   start: (w: Worker) => void;
+  reject: (err: Error) => void;
   timer: NodeJS.Timeout;
 }
 
@@ -423,6 +424,19 @@ export class SandboxPool {
     };
   }
 
+  /** process ids of the children (for operators and fault tests) */
+  pids(): number[] {
+    return [...this.workers].map((w) => w.child.pid).filter((p): p is number => p !== undefined);
+  }
+
+  /** process ids of the children running a job right now */
+  busyPids(): number[] {
+    return [...this.workers]
+      .filter((w) => w.busy)
+      .map((w) => w.child.pid)
+      .filter((p): p is number => p !== undefined);
+  }
+
   stats(): { workers: number; idle: number; queued: number } {
     return { workers: this.workers.size, idle: this.idle.length, queued: this.queue.length };
   }
@@ -436,7 +450,16 @@ export class SandboxPool {
       return { ok: false, stage: 'busy', message: (err as Error).message };
     }
     try {
-      if (!(await worker.ready)) {
+      let startTimer: NodeJS.Timeout | undefined;
+      const started = await Promise.race([
+        worker.ready,
+        new Promise<boolean>((resolve) => {
+          startTimer = setTimeout(() => resolve(false), Math.max(job.timeoutMs, 5000));
+        }),
+      ]);
+      clearTimeout(startTimer);
+      if (!started) {
+        worker.kill();
         return { ok: false, stage: 'crash', message: 'the sandbox process could not start' };
       }
       return await worker.run(job);
@@ -453,6 +476,7 @@ export class SandboxPool {
       const waiter: Waiter = {
         tenantId,
         start,
+        reject,
         timer: setTimeout(() => {
           const at = this.queue.indexOf(waiter);
           if (at >= 0) this.queue.splice(at, 1);
@@ -529,7 +553,10 @@ export class SandboxPool {
 
   close(): void {
     this.closed = true;
-    for (const waiter of this.queue.splice(0)) clearTimeout(waiter.timer);
+    for (const waiter of this.queue.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.reject(new Error('the sandbox is shutting down'));
+    }
     for (const worker of [...this.workers]) worker.kill();
   }
 }
