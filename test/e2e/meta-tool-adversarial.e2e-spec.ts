@@ -17,7 +17,7 @@ import {
 /**
  * Adversarial proposals. Each is refused at the gate named, and leaves no file, no installed
  * row and no registry change; escapes from the sandbox are stopped where they are tried.
- * The README's meta_tool table lists these cases.
+ * docs/meta-tool.md's adversarial table lists these cases.
  */
 interface Case {
   id: string;
