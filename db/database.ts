@@ -179,7 +179,15 @@ export interface AuditLogTable {
   at: Timestamp;
 }
 
+/** One row: the id written when the metadata database was created (L2 key namespace). */
+export interface DatabaseIdentityTable {
+  id: Generated<string>;
+  one_row: Generated<boolean>;
+  created_at: Timestamp;
+}
+
 export interface DB {
+  database_identity: DatabaseIdentityTable;
   tenants: TenantsTable;
   datasources: DatasourcesTable;
   reports: ReportsTable;

@@ -6,16 +6,13 @@ import { LRUCache } from 'lru-cache';
 import { AccessPolicy } from './access-policy';
 import { CatalogFreshness } from './catalog-freshness';
 import { CatalogRepository } from './catalog.repository';
-import type {
-  AccessRecords,
-  GeneratedToolRecord,
-  StoredReport,
-  TenantRecord,
-} from './catalog.repository';
+import type { AccessRecords, GeneratedToolRecord, TenantRecord } from './catalog.repository';
 import { GeneratedTool, generatedToolProblem } from './generated-tools';
 import { RegistryError } from './errors';
 import { Metrics } from './metrics';
 import { SharedCache } from './shared-cache';
+import { catalogKey, openSnapshot, seal, tenantScope } from './l2-values';
+import type { CatalogSnapshot } from './l2-values';
 import { admitReport, TenantCatalog } from './tenant-catalog';
 import type { AdmittedReport } from './tenant-catalog';
 import { ReportSet } from './report-set';
@@ -33,18 +30,15 @@ function dataScope(tenant: TenantRecord): string {
     .slice(0, 12);
 }
 
-/** What L2 holds per tenant and version: everything a catalog is built from. */
-interface CatalogSnapshot {
-  tenant: TenantRecord;
-  reports: StoredReport[];
-  access: AccessRecords;
-  generated: GeneratedToolRecord[];
-}
-
 interface TenantState {
   version: number;
   catalog: TenantCatalog;
   checkedAt: number;
+}
+
+interface CatalogStamp {
+  version: number;
+  createdAt: string;
 }
 
 export type CatalogChangeListener = (tenantId: string | '*') => void;
@@ -156,7 +150,7 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
       state.checkedAt = Date.now();
       return state.catalog;
     }
-    return this.build(tenantId, stamp.version);
+    return this.build(tenantId, stamp);
   }
 
   /** The last catalog this instance built for a tenant, kept across invalidation for refreshes. */
@@ -177,12 +171,12 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     return this.freshness.trusted(state.checkedAt);
   }
 
-  private build(tenantId: string, version: number): Promise<TenantCatalog> {
-    const key = `${tenantId}@${version}`;
+  private build(tenantId: string, stamp: CatalogStamp): Promise<TenantCatalog> {
+    const key = `${tenantId}@${stamp.version}@${stamp.createdAt}`;
     const pending = this.building.get(key);
     if (pending) return pending;
     const generation = this.generations.get(tenantId) ?? 0;
-    const promise = this.load(tenantId, version)
+    const promise = this.load(tenantId, stamp)
       .then((catalog) => {
         this.previous.set(tenantId, catalog);
         if ((this.generations.get(tenantId) ?? 0) === generation) {
@@ -201,7 +195,7 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
    * reused as is, so a change in a big catalog costs what changed. A tenant seen for the
    * first time comes from L2, else Postgres.
    */
-  private async load(tenantId: string, version: number): Promise<TenantCatalog> {
+  private async load(tenantId: string, stamp: CatalogStamp): Promise<TenantCatalog> {
     const previous = this.previous.get(tenantId);
     if (previous) {
       const refreshed = await this.refresh(previous);
@@ -210,20 +204,49 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
         return refreshed;
       }
     }
-    const l2Key = `catalog:${tenantId}:v${version}`;
-    const cached = await this.shared.get(l2Key);
+    const scope = await this.l2Scope({ id: tenantId, createdAt: stamp.createdAt });
+    const l2Key = scope === undefined ? undefined : catalogKey(scope, stamp.version);
+    const cached =
+      l2Key === undefined
+        ? undefined
+        : await this.shared.read(l2Key, (raw) =>
+            openSnapshot(raw, { tenantId, createdAt: stamp.createdAt, version: stamp.version }),
+          );
     if (cached) {
       this.metrics.inc('gateway_catalog_builds_total', { source: 'redis' });
-      return this.assemble(JSON.parse(cached) as CatalogSnapshot);
+      return this.assemble(cached);
     }
     const snapshot = await this.readPostgres(tenantId);
     this.metrics.inc('gateway_catalog_builds_total', { source: 'postgres' });
-    // Only a snapshot whose version is the one asked for may be stored under it.
-    if (snapshot.tenant.catalogVersion === version) {
-      void this.shared.set(l2Key, JSON.stringify(snapshot), this.options.cacheTtlSeconds);
+    // Only a snapshot of the incarnation and version asked for may be stored under them.
+    if (
+      l2Key !== undefined &&
+      snapshot.tenant.catalogVersion === stamp.version &&
+      snapshot.tenant.createdAt === stamp.createdAt
+    ) {
+      void this.shared.set(l2Key, seal(JSON.stringify(snapshot)), this.options.cacheTtlSeconds);
     }
     return this.assemble(snapshot);
   }
+
+  /**
+   * The L2 key space of a tenant incarnation in this metadata database; undefined (L2 is
+   * skipped) while the database's identity cannot be read.
+   */
+  async l2Scope(tenant: { id: string; createdAt: string }): Promise<string | undefined> {
+    if (!this.shared.enabled) return undefined;
+    this.databaseId ??= this.repository.databaseIdentity().catch((err: unknown) => {
+      this.databaseId = undefined;
+      this.logger.warn(
+        `database identity unreadable, skipping the shared cache: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      return undefined;
+    });
+    const id = await this.databaseId;
+    return id === undefined ? undefined : tenantScope(id, tenant);
+  }
+
+  private databaseId?: Promise<string | undefined>;
 
   /**
    * The tenant row is read first: its version is what the new catalog claims to be, and the

@@ -67,6 +67,20 @@ export class CatalogRepository {
     return this.database.db.withSchema('gateway');
   }
 
+  /**
+   * What tells this metadata database from any other: the id written at migration and the
+   * database's oid (a copy or restore into a new database has the id but not the oid).
+   * Not tenant data, so not tenant-scoped.
+   */
+  async databaseIdentity(): Promise<string> {
+    const { rows } = await sql<{ id: string | null; oid: string }>`SELECT
+        (SELECT id::text FROM gateway.database_identity LIMIT 1) AS id,
+        (SELECT oid::text FROM pg_catalog.pg_database WHERE datname = current_database()) AS oid`.execute(
+      this.database.db,
+    );
+    return `${rows[0]?.id ?? 'unmigrated'}/${rows[0]?.oid ?? ''}`;
+  }
+
   async findTenant(tenantId: string): Promise<TenantRecord | undefined> {
     const row = await this.g
       .selectFrom('tenants as t')

@@ -11,6 +11,7 @@ import type { Principal } from './principal';
 import { accessSubject } from './served-tool';
 import type { ServedTool } from './served-tool';
 import { SharedCache } from './shared-cache';
+import { listKey, openListBody, seal } from './l2-values';
 import { ToolIndex } from './tool-index';
 import type { TenantCatalog } from './tenant-catalog';
 import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from './tokens';
@@ -182,7 +183,7 @@ export class CatalogService {
     }
     let pending = this.pendingLists.get(cacheKey);
     if (!pending) {
-      pending = this.buildList(principal, format, context, cacheKey).finally(() =>
+      pending = this.buildList(catalog, principal, format, context, cacheKey).finally(() =>
         this.pendingLists.delete(cacheKey),
       );
       this.pendingLists.set(cacheKey, pending);
@@ -191,20 +192,23 @@ export class CatalogService {
   }
 
   private async buildList(
+    catalog: TenantCatalog,
     principal: Principal,
     format: ToolFormat,
     context: string | undefined,
     cacheKey: string,
   ): Promise<Buffer> {
-    const l2Key = `list:${cacheKey}`;
-    let json = await this.shared.get(l2Key);
+    const scope = await this.store.l2Scope(catalog.tenant);
+    const l2Key = scope === undefined ? undefined : listKey(scope, cacheKey);
+    let json = l2Key === undefined ? undefined : await this.shared.read(l2Key, openListBody);
     if (json !== undefined) {
       this.metrics.inc('gateway_list_requests_total', { level: 'l2' });
     } else {
       const visible = await this.visibleSet(principal, context);
       json = JSON.stringify({ tools: visible.tools.map((t) => formatTool(t.definition, format)) });
       this.metrics.inc('gateway_list_requests_total', { level: 'build' });
-      void this.shared.set(l2Key, json, this.options.cacheTtlSeconds);
+      if (l2Key !== undefined)
+        void this.shared.set(l2Key, seal(json), this.options.cacheTtlSeconds);
     }
     const body = Buffer.from(json);
     this.lists.set(cacheKey, body);

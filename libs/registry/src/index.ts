@@ -6,6 +6,7 @@ export * from './catalog.repository';
 export * from './catalog.service';
 export * from './errors';
 export * from './generated-tools';
+export * from './l2-values';
 export * from './metrics';
 export * from './principal';
 export * from './registry.module';

@@ -104,7 +104,8 @@ export class ReportAdminService {
       new ReportTool(metadata);
     } catch (err) {
       if (err instanceof TemplateError) return err.problems;
-      throw err;
+      // whatever else the document makes our code throw is the document's problem: a 422
+      return [{ rule: 'unreadable', message: `the report could not be read: ${String(err)}` }];
     }
     return templateProblems(metadata, catalog.tenant);
   }

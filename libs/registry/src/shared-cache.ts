@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import type Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { Metrics } from './metrics';
 import { REDIS } from './tokens';
 
@@ -13,6 +14,8 @@ import { REDIS } from './tokens';
 export class SharedCache implements OnModuleDestroy {
   private readonly logger = new Logger('SharedCache');
   private down = false;
+  /** keys whose bad value was logged already (a bad value is logged once, not per read) */
+  private readonly loggedBad = new LRUCache<string, true>({ max: 1000 });
 
   constructor(
     private readonly metrics: Metrics,
@@ -21,6 +24,10 @@ export class SharedCache implements OnModuleDestroy {
     metrics.describe('gateway_l2_errors_total', 'Redis (L2) operations that failed');
     metrics.describe('gateway_l2_hits_total', 'L2 reads that found a value');
     metrics.describe('gateway_l2_misses_total', 'L2 reads that found nothing (or Redis was down)');
+    metrics.describe(
+      'gateway_l2_rejected_total',
+      'L2 values refused as corrupt or foreign (deleted, rebuilt from Postgres)',
+    );
     redis?.on('ready', () => {
       if (this.down) this.logger.log('Redis is back; the shared cache is on again');
       this.down = false;
@@ -46,6 +53,41 @@ export class SharedCache implements OnModuleDestroy {
     } catch (err) {
       this.failed(err);
       return this.miss();
+    }
+  }
+
+  /**
+   * A value read from Redis and parsed by `open` into a typed value. A value `open` refuses
+   * (truncated, foreign, of another incarnation) is logged once, deleted and counted, and
+   * reads as a miss: the caller rebuilds it from Postgres and writes it again.
+   */
+  async read<T>(key: string, open: (raw: string) => T | undefined): Promise<T | undefined> {
+    const raw = await this.get(key);
+    if (raw === undefined) return undefined;
+    let value: T | undefined;
+    try {
+      value = open(raw);
+    } catch {
+      value = undefined;
+    }
+    if (value !== undefined) return value;
+    this.metrics.inc('gateway_l2_rejected_total');
+    if (!this.loggedBad.has(key)) {
+      this.loggedBad.set(key, true);
+      this.logger.warn(
+        `refused a corrupt or foreign L2 value at ${key} (${raw.length} bytes); deleted, rebuilding from Postgres`,
+      );
+    }
+    await this.delete(key);
+    return undefined;
+  }
+
+  async delete(key: string): Promise<void> {
+    if (!this.redis || this.redis.status !== 'ready') return;
+    try {
+      await this.redis.del(key);
+    } catch (err) {
+      this.failed(err);
     }
   }
 

@@ -17,22 +17,34 @@ export interface AdmittedReport {
   tool?: ReportTool;
 }
 
-/** Serves a report only if it is active, well-formed and its template passes the guard. */
+/**
+ * Serves a report only if it is active, well-formed and its template passes the guard.
+ * Total: whatever a report row contains, the verdict is about that report alone (an
+ * unexpected error is a "not served" verdict naming it), so one row can never take the
+ * rest of its tenant down.
+ */
 export function admitReport(stored: StoredReport, tenant: TenantRecord): AdmittedReport {
   const { id, version } = stored.metadata;
-  if (stored.status === 'disabled')
-    return { id, version, status: { served: false, reason: 'disabled' } };
-  let tool: ReportTool;
   try {
-    tool = new ReportTool(stored.metadata);
+    return judge(stored, tenant);
   } catch (err) {
-    if (!(err instanceof TemplateError)) throw err;
+    const problem =
+      err instanceof TemplateError
+        ? err.problems
+        : [{ rule: 'unreadable', message: `the report could not be read: ${describe(err)}` }];
     return {
       id,
       version,
-      status: { served: false, reason: 'invalid metadata', problems: err.problems },
+      status: { served: false, reason: 'invalid metadata', problems: problem },
     };
   }
+}
+
+function judge(stored: StoredReport, tenant: TenantRecord): AdmittedReport {
+  const { id, version } = stored.metadata;
+  if (stored.status === 'disabled')
+    return { id, version, status: { served: false, reason: 'disabled' } };
+  const tool = new ReportTool(stored.metadata);
   const problems = templateProblems(stored.metadata, tenant);
   if (problems.length > 0) {
     return {
@@ -42,6 +54,11 @@ export function admitReport(stored: StoredReport, tenant: TenantRecord): Admitte
     };
   }
   return { id, version, status: { served: true }, tool };
+}
+
+function describe(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
 /** One tenant's catalog at one version: report tools, why others are not served, access. */

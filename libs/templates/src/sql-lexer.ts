@@ -1,5 +1,6 @@
 import { loadModule, parseSync, scanSync } from 'libpg-query';
 import type { ParseResult } from 'libpg-query';
+import { TemplateError } from './errors';
 
 /**
  * Postgres's own lexer and parser (libpg-query, compiled to WASM). Using them instead of a
@@ -35,12 +36,16 @@ function assertLoaded(): void {
   if (!loaded) throw new SqlParserNotLoadedError();
 }
 
-/** Tokens as Postgres's scanner sees them, comments included. Throws on unterminated input. */
+/**
+ * Tokens as Postgres's scanner sees them, comments included. Input the scanner cannot read
+ * (an unterminated quote, dollar quote or comment) is a TemplateError with Postgres's own
+ * message: no error of the third-party library crosses into our code.
+ */
 export function scanSql(sql: string): SqlToken[] {
   assertLoaded();
   const bytes = Buffer.from(sql, 'utf8');
   const toChar = byteToCharOffsets(sql, bytes.length);
-  return scanSync(sql).tokens.map((t) => ({
+  return readWith(sql, scanSync).tokens.map((t) => ({
     start: toChar[t.start],
     end: toChar[t.end],
     text: t.text,
@@ -48,9 +53,30 @@ export function scanSql(sql: string): SqlToken[] {
   }));
 }
 
+/** Postgres's parse tree; a text it cannot parse is a TemplateError naming Postgres's reason. */
 export function parseSql(sql: string): ParseResult {
   assertLoaded();
-  return parseSync(sql);
+  return readWith(sql, parseSync);
+}
+
+function readWith<T>(sql: string, read: (sql: string) => T): T {
+  try {
+    return read(sql);
+  } catch (err) {
+    // The scanner's own message is terse ("syntax error"); the parser says what is wrong.
+    throw new TemplateError('INVALID_TEMPLATE', [
+      { rule: 'parse', message: `the SQL does not parse: ${parserMessage(sql, err)}` },
+    ]);
+  }
+}
+
+function parserMessage(sql: string, scanError: unknown): string {
+  try {
+    parseSync(sql);
+  } catch (parseError) {
+    if (parseError instanceof Error && parseError.message) return parseError.message;
+  }
+  return scanError instanceof Error && scanError.message ? scanError.message : String(scanError);
 }
 
 /** Maps each UTF-8 byte offset that starts a character to its UTF-16 index. */

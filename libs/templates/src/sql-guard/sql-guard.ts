@@ -1,6 +1,7 @@
 import { findPlaceholders } from '../sql-binding';
 import type { Placeholder } from '../sql-binding';
-import { parseSql, scanSql, SqlParserNotLoadedError } from '../sql-lexer';
+import { TemplateError } from '../errors';
+import { parseSql, scanSql } from '../sql-lexer';
 import type { SqlToken } from '../sql-lexer';
 import { isStatementNode, statementName } from './allowed-syntax';
 import { isRecord, walkAst } from './ast-walk';
@@ -72,30 +73,18 @@ function parameterPolicy(input: SqlGuardInput): ParameterPolicy {
 
 /** Scans and parses; a text Postgres cannot read is a `parse` violation with its own message. */
 function read(sql: string, sink: ViolationSink): Reading | undefined {
-  let stage = sql;
   try {
     const tokens = scanSql(sql);
     const placeholders = findPlaceholders(sql);
     const { text, expectedParams } = toPositional(sql, tokens, placeholders);
-    stage = text;
     const positionalTokens = scanSql(text);
     const statements = parseSql(text).stmts ?? [];
     return { tokens, placeholders, positionalTokens, statements, expectedParams };
   } catch (error) {
-    if (error instanceof SqlParserNotLoadedError) throw error; // a caller's bug, not the SQL's
-    sink.add('parse', `the SQL does not parse: ${postgresMessage(stage, error)}`);
+    if (!(error instanceof TemplateError)) throw error; // a caller's bug, not the SQL's
+    for (const problem of error.problems) sink.add('parse', problem.message);
     return undefined;
   }
-}
-
-/** The scanner's errors are not informative; the parser reports the same text with a message. */
-function postgresMessage(sql: string, error: unknown): string {
-  try {
-    parseSql(sql);
-  } catch (parseError) {
-    if (parseError instanceof Error) return parseError.message;
-  }
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A parse tree deeper than the JS stack (thousands of chained `+`) is refused, not thrown. */
