@@ -7,7 +7,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SandboxPool } from '../libs/meta-tool/src/sandbox/sandbox';
+import { SandboxPool } from '@app/meta-tool';
 import { runInSandbox } from './baseline/fresh-process-sandbox';
 
 const TOOL = `export default {
