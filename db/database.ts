@@ -136,6 +136,25 @@ export interface ToolProposalsTable {
   outcome: string | null;
   created_at: Timestamp;
   decided_at: string | null;
+  /** the proposer's roles and claims when proposing: the smoke call runs as them */
+  proposer_roles: ColumnType<string[], string | undefined, string>;
+  proposer_claims: ColumnType<Record<string, string>, string | undefined, string>;
+}
+
+export interface GeneratedToolStatsTable {
+  tenant_id: string;
+  name: string;
+  calls: ColumnType<string, number | undefined, number>;
+  errors: ColumnType<string, number | undefined, number>;
+  last_error: string | null;
+  last_error_at: string | null;
+}
+
+export interface MetaToolSettingsTable {
+  tenant_id: string;
+  enabled: boolean;
+  updated_by: string;
+  updated_at: Generated<Timestamp>;
 }
 
 export interface GeneratedToolsTable {
@@ -186,6 +205,8 @@ export interface DB {
   user_grants: UserGrantsTable;
   tool_proposals: ToolProposalsTable;
   generated_tools: GeneratedToolsTable;
+  generated_tool_stats: GeneratedToolStatsTable;
+  meta_tool_settings: MetaToolSettingsTable;
   audit_log: AuditLogTable;
 }
 

@@ -4,12 +4,20 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway } from '../support/gateway';
-import { author, decide, filesOf, installedRows, propose, toolSource } from '../support/meta-tool';
+import {
+  author,
+  decide,
+  filesOf,
+  installedRows,
+  propose,
+  reviewer,
+  toolSource,
+} from '../support/meta-tool';
 
 /**
  * Adversarial proposals. Each is refused at the gate named, and leaves no file, no installed
  * row and no registry change; escapes from the sandbox are stopped where they are tried.
- * The README's meta_tool table lists these cases.
+ * docs/meta-tool.md's adversarial table lists these cases.
  */
 interface Case {
   id: string;
@@ -17,10 +25,10 @@ interface Case {
   name: string;
   code: string;
   testArgs?: Record<string, unknown>;
-  /** 'static': refused by meta_tool itself; 'runtime': refused when approved */
-  gate: 'static' | 'runtime';
-  /** a fragment of the refusal message */
-  says: string;
+  /** 'static': refused by meta_tool itself; 'runtime': refused when approved; 'runtime-ok': installed, the smoke call shows the limit held */
+  gate: 'static' | 'runtime' | 'runtime-ok';
+  /** a fragment of the refusal message (a RegExp where two outer walls may be first) */
+  says: string | RegExp;
 }
 
 const pad = (n: number) => 'x'.repeat(n);
@@ -147,73 +155,67 @@ const CASES: Case[] = [
   },
   {
     id: 'R5',
-    what: 'smoke call never ends (timeout)',
+    what: 'smoke call never ends (CPU limit of the engine)',
     name: 'spins',
     code: toolSource('spins', 'for (;;) {}'),
     testArgs: {},
     gate: 'runtime',
-    says: 'timeout: the tool did not finish within 2000 ms',
+    says: 'cpu: InternalError: interrupted',
   },
   {
     id: 'R6',
-    what: 'memory bomb',
+    what: 'memory bomb (the engine allocator, not a heap flag)',
     name: 'hog',
     code: toolSource('hog', 'const a = []; for (;;) a.push(new Array(1e6).fill(1));'),
     testArgs: {},
     gate: 'runtime',
-    says: 'crash',
+    // the engine's allocator refuses past the limit; near it QuickJS may collect so often
+    // that the wall clock ends the run first (the child is killed and replaced)
+    says: /memory: InternalError: out of memory|timeout: the tool did not finish within 2000 ms/,
   },
   {
     id: 'R7',
-    what: 'fs.writeFileSync into the project',
+    what: 'import of node:fs (writing into the project)',
     name: 'writes',
     code: toolSource(
       'writes',
       "fs.writeFileSync(process.cwd() + '/PWNED.txt', 'x'); return 1;",
       "import fs from 'node:fs';",
     ),
-    testArgs: {},
-    gate: 'runtime',
-    says: 'Access to this API has been restricted',
+    gate: 'static',
+    says: 'line 1: import of "node:fs" is not allowed: a generated tool has no host modules',
   },
   {
     id: 'R8',
-    what: 'child_process.exec',
+    what: 'import of node:child_process',
     name: 'spawns',
-    code: toolSource(
-      'spawns',
-      "return await new Promise((res, rej) => cp.exec('id', (e, out) => (e ? rej(e) : res(out))));",
-      "import cp from 'node:child_process';",
-    ),
-    testArgs: {},
-    gate: 'runtime',
-    says: 'Access to this API has been restricted',
+    code: toolSource('spawns', "cp.exec('id'); return 1;", "import cp from 'node:child_process';"),
+    gate: 'static',
+    says: 'import of "node:child_process" is not allowed',
   },
   {
     id: 'R9',
-    what: 'a worker thread',
+    what: 'import of node:worker_threads',
     name: 'worker',
     code: toolSource(
       'worker',
       "new Worker('1', { eval: true }); return 1;",
       "import { Worker } from 'node:worker_threads';",
     ),
-    testArgs: {},
-    gate: 'runtime',
-    says: 'Access to this API has been restricted',
+    gate: 'static',
+    says: 'import of "node:worker_threads" is not allowed',
   },
   {
     id: 'R10',
-    what: "reading the gateway's secret file",
+    what: "reading the gateway's secret file (no fs in the engine)",
     name: 'reads_secret',
     code: toolSource(
       'reads_secret',
-      "return fs.readFileSync('.data/dev-jwt-secret', 'utf8');",
-      "import fs from 'node:fs';",
+      "return require('fs').readFileSync('.data/dev-jwt-secret', 'utf8');",
     ),
     testArgs: {},
     gate: 'runtime',
-    says: 'Access to this API has been restricted',
+    says: "run: ReferenceError: 'require' is not defined",
   },
   {
     id: 'R11',
@@ -241,16 +243,15 @@ const CASES: Case[] = [
   },
   {
     id: 'R13',
-    what: 'a direct TCP connection to Postgres',
+    what: 'raw TCP: import of node:net',
     name: 'raw_socket',
     code: toolSource(
       'raw_socket',
-      "await new Promise((res, rej) => { const s = net.connect(5432, '127.0.0.1', res); s.on('error', rej); }); return 'connected';",
+      "net.connect(5432, '127.0.0.1'); return 1;",
       "import net from 'node:net';",
     ),
-    testArgs: {},
-    gate: 'runtime',
-    says: 'opening a network connection is not allowed',
+    gate: 'static',
+    says: 'import of "node:net" is not allowed',
   },
   {
     id: 'R14',
@@ -259,7 +260,7 @@ const CASES: Case[] = [
     code: toolSource('fetches', "return await fetch('http://127.0.0.1:5432/');"),
     testArgs: {},
     gate: 'runtime',
-    says: 'fetch is not allowed',
+    says: "ReferenceError: 'fetch' is not defined",
   },
   {
     id: 'R15',
@@ -268,16 +269,27 @@ const CASES: Case[] = [
     code: toolSource('killer', "process.kill(process.ppid, 'SIGKILL'); return 1;"),
     testArgs: {},
     gate: 'runtime',
-    says: 'sending signals is not allowed',
+    says: "ReferenceError: 'process' is not defined",
   },
   {
     id: 'R16',
     what: 'importing code from a URL at run time',
     name: 'remote_import',
     code: toolSource('remote_import', "return await import('https://example.com/x.mjs');"),
+    gate: 'static',
+    says: 'import() is not allowed',
+  },
+  {
+    id: 'R16b',
+    what: 'import() built from strings at run time (past the static gate)',
+    name: 'hidden_import',
+    code: toolSource(
+      'hidden_import',
+      'const f = Function(\'return import("node:" + "fs")\'); return await f();',
+    ),
     testArgs: {},
     gate: 'runtime',
-    says: 'run:',
+    says: 'import is not available to generated tools',
   },
   {
     id: 'R17',
@@ -295,7 +307,200 @@ const CASES: Case[] = [
     code: toolSource('exits', 'process.exit(0);'),
     testArgs: {},
     gate: 'runtime',
-    says: 'the sandbox process ended early',
+    says: "ReferenceError: 'process' is not defined",
+  },
+  {
+    id: 'E1',
+    what: 'raw TCP through handles: process.binding / new net.Server()._handle',
+    name: 'tcp_handles',
+    code: toolSource(
+      'tcp_handles',
+      "const tcp = process.binding('tcp_wrap'); return typeof tcp.TCP;",
+    ),
+    testArgs: {},
+    gate: 'runtime',
+    says: "ReferenceError: 'process' is not defined",
+  },
+  {
+    id: 'E2',
+    what: "process._debugProcess(process.ppid): the gateway's inspector",
+    name: 'debug_parent',
+    code: toolSource('debug_parent', 'process._debugProcess(process.ppid); return 1;'),
+    testArgs: {},
+    gate: 'runtime',
+    says: "ReferenceError: 'process' is not defined",
+  },
+  {
+    id: 'E3',
+    what: 'Buffer memory outside the heap',
+    name: 'buffers',
+    code: toolSource(
+      'buffers',
+      'const all = []; for (;;) all.push(Buffer.alloc(1 << 26)); return all.length;',
+    ),
+    testArgs: {},
+    gate: 'runtime',
+    says: "ReferenceError: 'Buffer' is not defined",
+  },
+  {
+    id: 'E3b',
+    what: 'ArrayBuffer memory (the engine allocator bounds it)',
+    name: 'array_buffers',
+    code: toolSource(
+      'array_buffers',
+      'const all = []; for (;;) all.push(new ArrayBuffer(1 << 24)); return all.length;',
+    ),
+    testArgs: {},
+    gate: 'runtime',
+    says: /memory: InternalError: out of memory|timeout: the tool did not finish within 2000 ms/,
+  },
+  {
+    id: 'E4',
+    what: 'constructor escape: this.constructor.constructor("return process")()',
+    name: 'ctor_escape',
+    code: toolSource(
+      'ctor_escape',
+      "const p = ({}).constructor.constructor('return process')(); return p.env;",
+    ),
+    testArgs: {},
+    gate: 'runtime',
+    says: "ReferenceError: 'process' is not defined",
+  },
+  {
+    id: 'E5',
+    what: 'constructor escape through ctx: ctx.query.constructor("return process")()',
+    name: 'ctx_escape',
+    code: toolSource('ctx_escape', "return ctx.query.constructor('return process')().pid;"),
+    testArgs: {},
+    gate: 'runtime',
+    says: "ReferenceError: 'process' is not defined",
+  },
+  {
+    id: 'E6',
+    what: 'globalThis probing: every global name is a language built-in or console',
+    name: 'globals',
+    code: toolSource(
+      'globals',
+      "const host = ['process', 'require', 'module', 'exports', 'Buffer', 'fetch', 'WebAssembly', 'setTimeout', 'setInterval', 'queueMicrotask', '__host', '__log', '__user', 'os', 'std', 'Atomics', 'global', 'navigator'].filter((k) => Object.getOwnPropertyNames(globalThis).includes(k) || typeof globalThis[k] !== 'undefined'); if (host.length) return host; throw new Error('nothing to reach');",
+    ),
+    testArgs: {},
+    gate: 'runtime',
+    says: 'run: nothing to reach',
+  },
+  {
+    id: 'E7',
+    what: 'WebAssembly instantiation',
+    name: 'wasm',
+    code: toolSource(
+      'wasm',
+      'return await WebAssembly.instantiate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));',
+    ),
+    testArgs: {},
+    gate: 'runtime',
+    says: "ReferenceError: 'WebAssembly' is not defined",
+  },
+  {
+    id: 'E8',
+    what: 'Atomics.wait to block the thread',
+    name: 'atomics',
+    code: toolSource(
+      'atomics',
+      'return Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1e9);',
+    ),
+    testArgs: {},
+    gate: 'runtime',
+    says: "ReferenceError: 'Atomics' is not defined",
+  },
+  {
+    id: 'E9',
+    what: 'deep recursion',
+    name: 'recurses',
+    code: toolSource('recurses', 'const f = (n) => f(n + 1) + 1; return f(0);'),
+    testArgs: {},
+    gate: 'runtime',
+    says: /InternalError: stack overflow|crash: Maximum call stack size exceeded/,
+  },
+  {
+    id: 'E10',
+    what: 'a huge string',
+    name: 'huge_string',
+    code: toolSource('huge_string', "return 'x'.repeat(2 ** 27).length;"),
+    testArgs: {},
+    gate: 'runtime',
+    says: 'memory: InternalError: out of memory',
+  },
+  {
+    id: 'E11',
+    what: 'a result over the report byte cap (10 MB: test/faults/generated-tool)',
+    name: 'ten_mb',
+    code: toolSource('ten_mb', "return 'x'.repeat(300 * 1024);"),
+    testArgs: {},
+    gate: 'runtime',
+    says: 'over the 262144-character limit',
+  },
+  {
+    id: 'E12',
+    what: 'a pathological pattern in its own schema',
+    name: 'redos_schema',
+    code: "export default { name: 'redos_schema', description: 'x', schema: { type: 'object', properties: { s: { type: 'string', pattern: '^([a-z0-9]+)+$' } } }, async run() { return 1; } };",
+    testArgs: { s: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' },
+    gate: 'runtime',
+    says: '"pattern" at /properties/s is not allowed: regular expressions from a generated schema would run in the gateway',
+  },
+  {
+    id: 'E13',
+    what: 'a promise that never settles',
+    name: 'never_settles',
+    code: toolSource('never_settles', 'await new Promise(() => {});'),
+    testArgs: {},
+    gate: 'runtime',
+    says: 'run() returned a promise that can never settle',
+  },
+  {
+    id: 'E14',
+    what: 'a name over 64 characters (providers refuse it)',
+    name: `n${'x'.repeat(64)}`,
+    code: toolSource(`n${'x'.repeat(64)}`, 'return 1;'),
+    gate: 'static',
+    says: 'name is 65 characters; a tool name may have at most 64',
+  },
+  {
+    id: 'E15',
+    what: 'a 300-character name (ENAMETOOLONG before v2)',
+    name: `n${'x'.repeat(299)}`,
+    code: toolSource('n', 'return 1;'),
+    gate: 'static',
+    says: 'name is 300 characters',
+  },
+  {
+    id: 'E16',
+    what: 'a description over 1,024 characters',
+    name: 'long_description',
+    code: `export default { name: 'long_description', description: '${'d'.repeat(1100)}', schema: { type: 'object' }, async run() { return 1; } };`,
+    testArgs: {},
+    gate: 'runtime',
+    says: 'description is 1100 characters; the limit is 1024',
+  },
+  {
+    id: 'E17',
+    what: 'an input schema over 16 KB',
+    name: 'big_schema',
+    code: `export default { name: 'big_schema', description: 'x', schema: { type: 'object', description: '${'s'.repeat(17000)}' }, async run() { return 1; } };`,
+    testArgs: {},
+    gate: 'runtime',
+    says: 'the limit is 16384',
+  },
+  {
+    id: 'E18',
+    what: 'more ctx.query calls than a run may make',
+    name: 'query_flood',
+    code: toolSource(
+      'query_flood',
+      "const all = []; for (let i = 0; i < 100; i++) all.push(ctx.query('SELECT 1 AS one').catch((e) => e.message)); return (await Promise.all(all)).filter((m) => typeof m === 'string' && m.includes('the limit per run')).length > 0 ? 'capped' : 'not capped';",
+    ),
+    testArgs: {},
+    gate: 'runtime-ok',
+    says: '"capped"',
   },
 ];
 
@@ -321,6 +526,13 @@ describe('meta_tool adversarial cases (e2e, real sandbox)', () => {
         ...(c.testArgs ? { testArgs: c.testArgs } : {}),
       });
       let message: string;
+      if (c.gate === 'runtime-ok') {
+        const decision = await decide(gw, String(proposed.body.result?.proposal_id), 'approve');
+        expect(decision.body).toMatchObject({ status: 'installed', smoke_preview: c.says });
+        await gw.request(`/v1/admin/generated-tools/${c.name}`, { method: 'DELETE', as: reviewer });
+        expect(filesOf(gw)).toEqual([]);
+        return;
+      }
       if (c.gate === 'static') {
         expect(proposed.body.is_error).toBe(true);
         expect(proposed.body.error?.code).toBe('REFUSED');
@@ -335,7 +547,8 @@ describe('meta_tool adversarial cases (e2e, real sandbox)', () => {
           'Nothing was installed; the file set and the registry are unchanged',
         );
       }
-      expect(message).toContain(c.says);
+      if (typeof c.says === 'string') expect(message).toContain(c.says);
+      else expect(message).toMatch(c.says);
       expect(filesOf(gw)).toEqual([]);
       expect(await installedRows(gw)).toEqual([]);
       const after = await sql<{
@@ -369,14 +582,17 @@ describe('meta_tool adversarial cases (e2e, real sandbox)', () => {
     await decide(gw, String(accepted[0].body.result?.proposal_id), 'reject');
   });
 
-  it('gives a generated tool an empty environment: no secret of the gateway is visible', async () => {
+  it('gives a generated tool no environment at all: no secret of the gateway is reachable', async () => {
     const proposed = await propose(gw, {
       name: 'env_probe',
-      code: toolSource('env_probe', 'return Object.keys(process.env);'),
+      code: toolSource(
+        'env_probe',
+        "return typeof process === 'undefined' ? 'no process' : Object.keys(process.env);",
+      ),
       testArgs: {},
     });
     const decision = await decide(gw, String(proposed.body.result?.proposal_id), 'approve');
-    expect(decision.body).toMatchObject({ status: 'installed', smoke_preview: '[]' });
+    expect(decision.body).toMatchObject({ status: 'installed', smoke_preview: '"no process"' });
   });
 });
 

@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { changeCatalog, mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import {
+  analystAuthor,
   author,
   callTool,
   decide,
@@ -96,10 +97,13 @@ describe('meta_tool pipeline (e2e, real Postgres, real sandbox)', () => {
       },
     });
     expect(called.body.text?.length).toBeLessThanOrEqual(400);
-    // wrong arguments are refused by the tool's own schema before anything runs
-    expect((await callTool(gw, author, 'markdown_outline', { md: 'x' })).body.error?.code).toBe(
-      'INVALID_ARGUMENTS',
-    );
+    // rule 4: arguments reach run() as given (the schema guides the model only); run()
+    // defends itself, and its refusal is what the model reads
+    const wrong = await callTool(gw, author, 'markdown_outline', { md: 'x' });
+    expect(wrong.body.error).toEqual({
+      code: 'TOOL_FAILED',
+      message: 'markdown_outline failed (run): markdown must be a string',
+    });
   });
 
   it('cuts what the model sees to 400 characters and keeps the full structured result', async () => {
@@ -114,13 +118,18 @@ describe('meta_tool pipeline (e2e, real Postgres, real sandbox)', () => {
   });
 
   it('reads data only through ctx.query (guard + read-only executor)', async () => {
-    const decision = await install(gw, {
-      name: 'orders_per_status',
-      code: example('orders_per_status.mjs'),
-      testArgs: { since: '2026-01-01' },
-    });
+    // v2: raw SQL reads only the caller's tables, so the author needs reports over orders
+    const decision = await install(
+      gw,
+      {
+        name: 'orders_per_status',
+        code: example('orders_per_status.mjs'),
+        testArgs: { since: '2026-01-01' },
+      },
+      analystAuthor,
+    );
     expect(decision.status).toBe('installed');
-    const called = await callTool(gw, author, 'orders_per_status', { since: '2026-06-01' });
+    const called = await callTool(gw, analystAuthor, 'orders_per_status', { since: '2026-06-01' });
     const { rows } = await sql<{
       n: number;
     }>`SELECT count(*)::int AS n FROM tenant_acme.orders WHERE order_date >= '2026-06-01'`.execute(

@@ -4,6 +4,12 @@ import { sql } from 'kysely';
 import type { RunningGateway, TokenClaims } from './gateway';
 
 export const author: TokenClaims = { tenant: 'acme', user: 'ada', roles: ['tool_author'] };
+/** an author who may also use the sales and inventory reports (their tables, their rows) */
+export const analystAuthor: TokenClaims = {
+  tenant: 'acme',
+  user: 'ada',
+  roles: ['tool_author', 'analyst'],
+};
 export const reviewer: TokenClaims = { tenant: 'acme', user: 'rex', roles: ['tool_reviewer'] };
 export const globexReviewer: TokenClaims = {
   tenant: 'globex',
@@ -60,8 +66,9 @@ export async function decide(
 export async function install(
   gw: RunningGateway,
   args: Record<string, unknown>,
+  who: TokenClaims = author,
 ): Promise<Record<string, unknown>> {
-  const proposed = await propose(gw, args);
+  const proposed = await propose(gw, args, who);
   if (proposed.body.is_error) throw new Error(`proposal refused: ${proposed.body.error?.message}`);
   const decision = await decide(gw, String(proposed.body.result?.proposal_id), 'approve');
   return decision.body;

@@ -5,6 +5,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
 import { AdminReportsController } from './admin/admin-reports.controller';
+import { GeneratedToolsController } from './admin/generated-tools.controller';
 import { MetaToolController } from './admin/meta-tool.controller';
 import { AuthModule } from './auth/auth.module';
 import { ClientRegistrationController, WellKnownController } from './auth/well-known.controller';
@@ -49,6 +50,7 @@ import { ToolsController } from './tools/tools.controller';
     AccessController,
     AdminReportsController,
     MetaToolController,
+    GeneratedToolsController,
     HealthController,
     WellKnownController,
     ClientRegistrationController,

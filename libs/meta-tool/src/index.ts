@@ -8,3 +8,5 @@ export * from './runtime-gate';
 export * from './sandboxed-runner';
 export * from './static-gate';
 export * from './tool-files';
+export * from './caller-scope';
+export * from './sandbox/sandbox';

@@ -2,6 +2,7 @@ import type { DatabaseHandle } from '@app/db';
 import { BuiltinTools, DATABASE, GENERATED_TOOL_RUNNER, RegistryModule } from '@app/registry';
 import { Global, Inject, Module } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { GeneratedDataAccess } from './data-access';
 import { metaToolBuiltin } from './meta-tool.builtin';
 import { MetaToolService } from './meta-tool.service';
@@ -23,9 +24,11 @@ import { SandboxedToolRunner } from './sandboxed-runner';
     SandboxedToolRunner,
     { provide: GENERATED_TOOL_RUNNER, useExisting: SandboxedToolRunner },
   ],
-  exports: [MetaToolService, GENERATED_TOOL_RUNNER],
+  exports: [MetaToolService, SandboxedToolRunner, GENERATED_TOOL_RUNNER],
 })
 export class MetaToolModule implements OnModuleInit, OnApplicationBootstrap {
+  private readonly logger = new Logger('MetaTool');
+
   constructor(
     private readonly builtins: BuiltinTools,
     private readonly service: MetaToolService,
@@ -34,7 +37,15 @@ export class MetaToolModule implements OnModuleInit, OnApplicationBootstrap {
   ) {}
 
   onModuleInit(): void {
-    this.builtins.register(metaToolBuiltin(this.service));
+    if (this.service.options.enabled) this.builtins.register(metaToolBuiltin(this.service));
+    else
+      this.logger.warn(
+        'META_TOOL_ENABLED=0: meta_tool is not offered and generated tools do not run',
+      );
+    const layers = this.runner.layers();
+    this.logger.log(
+      `generated tools run in ${layers.engine} inside a pool of ${layers.pool_size} child processes (permission model: ${layers.permission_model ? 'on' : 'off'}; network namespace: ${layers.network_namespace ? 'none (unshare -rn)' : 'not available on this OS, the engine alone has no network'})`,
+    );
   }
 
   /** Every instance writes every tenant's active generated tools to disk at start-up. */

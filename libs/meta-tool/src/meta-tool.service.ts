@@ -4,13 +4,15 @@ import type { Principal, TenantCatalog, ToolCallOutcome } from '@app/registry';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { cut, META_TOOL_NAME, MetaToolError, TOOL_REVIEWER_ROLE } from './contract';
 import type { GateViolation, ProposalInput } from './contract';
-import { AUTO_APPROVER, META_TOOL_OPTIONS } from './options';
-import type { MetaToolOptions } from './options';
+import { GeneratedDataAccess } from './data-access';
+import { AUTO_APPROVER, META_TOOL_OPTIONS, resolveOptions } from './options';
+import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
 import { PendingNameClash, ProposalRepository } from './proposal.repository';
-import type { Proposal } from './proposal.repository';
+import type { GeneratedToolView, Proposal } from './proposal.repository';
 import { RuntimeGate } from './runtime-gate';
 import { SerialQueue } from './serial-queue';
 import { staticGate } from './static-gate';
+import { ToolFiles } from './tool-files';
 
 export interface Decision {
   proposal_id: string;
@@ -20,26 +22,43 @@ export interface Decision {
   smoke_preview?: string | null;
 }
 
+/** A decided proposal, for whoever listens (the MCP sessions of the proposer). */
+export interface DecisionEvent {
+  tenantId: string;
+  proposer: string;
+  decision: Decision;
+}
+
+const ADMIN_ROLE = 'admin';
+
 /**
  * The meta_tool pipeline, one request at a time: static gate, human gate (a pending
  * proposal a reviewer decides on, or the explicit auto-approve setting), runtime gate,
- * atomic install. Every refusal says what was not done.
+ * install (row and file as one recoverable step). Every refusal says what was not done,
+ * and every outcome reaches the proposer: `meta_tool {proposal_id}`, an optional wait on the
+ * proposal call, and an event the MCP sessions turn into notifications.
  */
 @Injectable()
 export class MetaToolService {
   private readonly logger = new Logger('MetaTool');
-  private readonly proposals: ProposalRepository;
+  readonly proposals: ProposalRepository;
   private readonly queue = new SerialQueue();
+  private readonly files: ToolFiles;
+  readonly options: ResolvedMetaToolOptions;
+  private readonly listeners = new Set<(event: DecisionEvent) => void>();
 
   constructor(
     @Inject(DATABASE) database: DatabaseHandle,
-    @Inject(META_TOOL_OPTIONS) private readonly options: MetaToolOptions,
+    @Inject(META_TOOL_OPTIONS) options: MetaToolOptions,
     private readonly store: CatalogStore,
     private readonly builtins: BuiltinTools,
     private readonly runtime: RuntimeGate,
+    private readonly data: GeneratedDataAccess,
     private readonly metrics: Metrics,
   ) {
+    this.options = resolveOptions(options);
     this.proposals = new ProposalRepository(database);
+    this.files = new ToolFiles(options.directory);
     metrics.describe(
       'gateway_meta_tool_gate_total',
       'meta_tool gate outcomes, by gate and outcome',
@@ -51,32 +70,114 @@ export class MetaToolService {
       );
   }
 
-  /** meta_tool's call: static gate, then a pending proposal (or auto-approval). */
-  propose(proposer: Principal, input: ProposalInput): Promise<ToolCallOutcome> {
-    return this.queue.run(async () => {
-      const catalog = await this.store.catalog(proposer.tenantId, { verify: true });
-      const violations = await this.timed('static', () => this.staticViolations(catalog, input));
-      if (violations.length > 0) {
-        return refused(
-          `the static gate refused the proposal: ${violations.map((v) => `${v.rule}: ${v.message}`).join('; ')}. Nothing was stored, imported, run or written.`,
-        );
-      }
-      let proposal: Proposal;
+  /** Subscribes to decisions; returns the unsubscribe function. */
+  onDecision(listener: (event: DecisionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private announce(proposal: Proposal, decision: Decision): void {
+    for (const listener of this.listeners) {
       try {
-        proposal = await this.proposals.create(proposer.tenantId, proposer.userId, input);
+        listener({ tenantId: proposal.tenantId, proposer: proposal.proposedBy, decision });
       } catch (err) {
-        if (!(err instanceof PendingNameClash)) throw err;
-        return refused(
-          `the static gate refused the proposal: pending: a proposal named "${input.name}" is already waiting for review. Nothing was stored, imported, run or written.`,
-        );
+        this.logger.warn(`a decision listener failed: ${String(err)}`);
       }
-      if (!this.options.autoApprove) return pendingOutcome(proposal);
-      this.logger.warn(
-        `auto-approving proposal ${proposal.id} (${proposal.name}) because META_TOOL_AUTO_APPROVE=1`,
+    }
+  }
+
+  /**
+   * meta_tool's call: a proposal's state (`proposal_id`), or a new proposal through the static
+   * gate. Whatever goes wrong inside a gate comes back as a refusal the model can read.
+   */
+  async propose(proposer: Principal, input: ProposalInput): Promise<ToolCallOutcome> {
+    try {
+      if (!this.options.enabled)
+        return refused(
+          'meta_tool is switched off on this gateway (META_TOOL_ENABLED=0); nothing was stored',
+        );
+      if (!(await this.proposals.tenantEnabled(proposer.tenantId)))
+        return refused(
+          'meta_tool is switched off for your tenant by an operator; nothing was stored, imported, run or written',
+        );
+      if (input.proposal_id !== undefined) return await this.status(proposer, input.proposal_id);
+      if (typeof input.name !== 'string' || typeof input.code !== 'string')
+        return refused(
+          'give either { "proposal_id" } to ask about a proposal, or { "name", "code" } to propose a tool. Nothing was stored, imported, run or written.',
+        );
+      const first = await this.queue.run(() => this.proposeInQueue(proposer, input));
+      if ('outcome' in first) return first.outcome;
+      return await this.waitForDecision(proposer, first.proposal);
+    } catch (err) {
+      const reference = Math.random().toString(36).slice(2, 10);
+      this.logger.error(
+        `meta_tool proposal by ${proposer.tenantId}/${proposer.userId} failed (reference ${reference}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
       );
-      const decision = await this.install(catalog, proposal, AUTO_APPROVER);
-      return decisionOutcome(decision);
-    });
+      return refused(
+        `the proposal could not be handled (reference ${reference}); nothing was installed. Try again, or tell an administrator the reference`,
+      );
+    }
+  }
+
+  private async proposeInQueue(
+    proposer: Principal,
+    input: ProposalInput,
+  ): Promise<{ outcome: ToolCallOutcome } | { proposal: Proposal }> {
+    const catalog = await this.store.catalog(proposer.tenantId, { verify: true });
+    const violations = await this.timed('static', () =>
+      this.staticViolations(catalog, proposer, input),
+    );
+    if (violations.length > 0) {
+      return {
+        outcome: refused(
+          `the static gate refused the proposal: ${violations.map((v) => `${v.rule}: ${v.message}`).join('; ')}. Nothing was stored, imported, run or written.`,
+        ),
+      };
+    }
+    let proposal: Proposal;
+    try {
+      proposal = await this.proposals.create(proposer.tenantId, proposer.userId, input, {
+        roles: proposer.roles,
+        claims: proposer.claims,
+      });
+    } catch (err) {
+      if (!(err instanceof PendingNameClash)) throw err;
+      return {
+        outcome: refused(
+          `the static gate refused the proposal: pending: a proposal named "${input.name}" is already waiting for review. Nothing was stored, imported, run or written.`,
+        ),
+      };
+    }
+    if (!this.options.autoApprove) return { proposal };
+    this.logger.warn(
+      `auto-approving proposal ${proposal.id} (${proposal.name}) because META_TOOL_AUTO_APPROVE=1`,
+    );
+    const decision = await this.install(catalog, proposal, AUTO_APPROVER);
+    this.announce(proposal, decision);
+    return { outcome: decisionOutcome(decision) };
+  }
+
+  /** Waits up to META_TOOL_APPROVAL_WAIT_MS for the human decision, then answers what is known. */
+  private async waitForDecision(proposer: Principal, proposal: Proposal): Promise<ToolCallOutcome> {
+    const until = Date.now() + this.options.approvalWaitMs;
+    let current = proposal;
+    while (
+      Date.now() < until &&
+      (current.status === 'pending' || current.status === 'installing')
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(200, until - Date.now())));
+      current = (await this.proposals.find(proposer.tenantId, proposal.id)) ?? current;
+    }
+    return proposalOutcome(current);
+  }
+
+  /** `meta_tool {proposal_id}`: the proposer's own proposal, its state and full gate outcome. */
+  private async status(proposer: Principal, id: string): Promise<ToolCallOutcome> {
+    const proposal =
+      typeof id === 'string' ? await this.proposals.find(proposer.tenantId, id) : undefined;
+    if (!proposal || proposal.proposedBy !== proposer.userId)
+      return refused(`no proposal ${cut(String(id), 80)} of yours in your tenant`);
+    return proposalOutcome(proposal);
   }
 
   async get(reviewer: Principal, id: string): Promise<Proposal> {
@@ -134,18 +235,29 @@ export class MetaToolService {
         `proposal ${id} is ${proposal.status}, not pending`,
       );
     }
-    return this.queue.run(async () => {
+    const decision = await this.queue.run(async () => {
       try {
         return await act(catalog, proposal);
       } catch (err) {
-        // never leave a claimed proposal hanging in 'installing'
-        const message = `the decision could not be completed (${err instanceof Error ? err.message : String(err)}); nothing was installed`;
+        // never leave a claimed proposal hanging in 'installing', and never answer a 500
+        const reference = Math.random().toString(36).slice(2, 10);
+        this.logger.error(
+          `deciding proposal ${proposal.id} failed (reference ${reference}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+        );
+        const message = `the decision could not be completed (reference ${reference}); nothing was installed, the file set and the registry are unchanged`;
         await this.proposals
           .settle(reviewer.tenantId, proposal.id, 'failed', reviewer.userId, message)
           .catch(() => undefined);
-        throw err;
+        return {
+          proposal_id: proposal.id,
+          name: proposal.name,
+          status: 'failed',
+          message,
+        } as Decision;
       }
     });
+    this.announce(proposal, decision);
+    return decision;
   }
 
   private async install(
@@ -154,24 +266,61 @@ export class MetaToolService {
     approver: string,
   ): Promise<Decision> {
     this.metrics.inc('gateway_meta_tool_gate_total', { gate: 'human', outcome: 'approved' });
-    const verdict = await this.timed('runtime', () => this.runtime.check(catalog.tenant, proposal));
-    if (!verdict.ok) {
-      const message = `the runtime gate refused ${proposal.name}: ${verdict.message}. Nothing was installed; the file set and the registry are unchanged${(await this.proposals.generatedNames(catalog.tenant.id)).includes(proposal.name) ? ' and the installed version keeps working' : ''}.`;
-      await this.proposals.settle(catalog.tenant.id, proposal.id, 'failed', approver, message);
+    const tenantId = catalog.tenant.id;
+    const fail = async (reason: string): Promise<Decision> => {
+      const installed = (await this.proposals.generatedNames(tenantId)).includes(proposal.name);
+      const message = `the runtime gate refused ${proposal.name}: ${reason}. Nothing was installed; the file set and the registry are unchanged${installed ? ' and the installed version keeps working' : ''}.`;
+      await this.proposals.settle(tenantId, proposal.id, 'failed', approver, message);
       return { proposal_id: proposal.id, name: proposal.name, status: 'failed', message };
-    }
-    await this.proposals.install(catalog.tenant.id, proposal, {
-      description: verdict.description,
-      inputSchema: verdict.inputSchema,
-      approvedBy: approver,
-      smokeTested: verdict.smokeTested,
-      smokePreview: verdict.preview,
+    };
+    const existing = await this.proposals.generatedNames(tenantId);
+    if (!existing.includes(proposal.name) && existing.length >= this.options.maxToolsPerTenant)
+      return fail(
+        `limit: your tenant has ${existing.length} generated tools, the most allowed (META_TOOL_MAX_TOOLS_PER_TENANT=${this.options.maxToolsPerTenant}); an operator must delete one first`,
+      );
+    // the smoke call runs as the proposer: their reports, their tables, their claims
+    const scope = await this.data.scopeFor({
+      tenantId,
+      userId: proposal.proposedBy,
+      roles: proposal.proposerRoles,
+      claims: proposal.proposerClaims,
     });
+    const verdict = await this.timed('runtime', () => this.runtime.check(scope, proposal));
+    if (!verdict.ok) return fail(verdict.message);
+    // row and file as one recoverable step: the file goes in place inside the transaction,
+    // after the row; if anything fails before the commit, both are as they were
+    const temp = await this.files.writeTemp(tenantId, proposal.name, proposal.source);
+    let swap: { commit(): Promise<void>; undo(): Promise<void> } | undefined;
+    try {
+      await this.proposals.install(
+        tenantId,
+        proposal,
+        {
+          description: verdict.description,
+          inputSchema: verdict.inputSchema,
+          approvedBy: approver,
+          smokeTested: verdict.smokeTested,
+          smokePreview: verdict.preview,
+        },
+        async () => {
+          swap = await this.files.swapIn(temp, tenantId, proposal.name);
+        },
+      );
+    } catch (err) {
+      await swap?.undo().catch(() => undefined);
+      await this.files.discard(temp);
+      this.logger.error(
+        `installing ${tenantId}/${proposal.name} failed and was undone: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      return fail('install: the tool could not be recorded (the database refused the write)');
+    }
+    await swap?.commit().catch(() => undefined);
+    await this.files.discard(temp);
     // read-your-writes on this instance; the others hear the NOTIFY
-    this.store.invalidate(catalog.tenant.id);
+    this.store.invalidate(tenantId);
     const smoke = verdict.smokeTested
       ? `its smoke call returned ${verdict.preview}`
-      : 'it was never smoke-tested (no testArgs)';
+      : 'it was never smoke-tested (no testArgs), and its description says so to every model';
     const message = `installed ${proposal.name}; ${smoke}. It is visible from the next tool list on, not in the round that created it.`;
     return {
       proposal_id: proposal.id,
@@ -184,30 +333,45 @@ export class MetaToolService {
 
   private async staticViolations(
     catalog: TenantCatalog,
+    proposer: Principal,
     input: ProposalInput,
   ): Promise<GateViolation[]> {
     const reserved = new Set([
       META_TOOL_NAME,
       ...this.builtins.all().map((b) => b.definition.name),
     ]);
+    // SQL literals are judged by the same rule as the runtime: the proposer's tables
+    const scope = await this.data.scopeFor(proposer);
     const violations = staticGate({
       name: input.name,
       code: input.code,
+      description: input.description,
       reservedNames: reserved,
       whitelist: {
         defaultSchema: catalog.tenant.dataSchema ?? '',
-        tables: catalog.tenant.allowedTables,
+        tables: scope.sql.allowed,
       },
     });
-    if (
-      violations.length === 0 &&
-      (await this.proposals.hasOpenProposal(catalog.tenant.id, input.name))
-    ) {
+    if (violations.length > 0) return violations;
+    if (await this.proposals.hasOpenProposal(catalog.tenant.id, input.name)) {
       violations.push({
         rule: 'pending',
         message: `a proposal named "${input.name}" is already waiting for review`,
       });
+      return violations;
     }
+    const pending = await this.proposals.pendingCount(catalog.tenant.id, proposer.userId);
+    if (pending >= this.options.maxPendingPerUser)
+      violations.push({
+        rule: 'limit',
+        message: `you have ${pending} proposals waiting for review, the most allowed (META_TOOL_MAX_PENDING_PER_USER=${this.options.maxPendingPerUser}); wait for a decision first`,
+      });
+    const existing = await this.proposals.generatedNames(catalog.tenant.id);
+    if (!existing.includes(input.name) && existing.length >= this.options.maxToolsPerTenant)
+      violations.push({
+        rule: 'limit',
+        message: `your tenant has ${existing.length} generated tools, the most allowed (META_TOOL_MAX_TOOLS_PER_TENANT=${this.options.maxToolsPerTenant})`,
+      });
     return violations;
   }
 
@@ -220,6 +384,82 @@ export class MetaToolService {
       );
     }
     return catalog;
+  }
+
+  // ---- operator controls -------------------------------------------------------------
+
+  /** Operators: admins or reviewers of the tenant. */
+  private async operator(principal: Principal): Promise<void> {
+    const catalog = await this.store.catalog(principal.tenantId, { verify: true });
+    const roles = catalog.access.effectiveRoles(principal);
+    if (
+      !roles.includes(TOOL_REVIEWER_ROLE) &&
+      !roles.includes(ADMIN_ROLE) &&
+      !catalog.access.isAdmin(roles)
+    )
+      throw new MetaToolError(
+        'FORBIDDEN',
+        `managing generated tools needs the ${TOOL_REVIEWER_ROLE} or an admin role of your tenant`,
+      );
+  }
+
+  async listTools(
+    operator: Principal,
+  ): Promise<{ meta_tool_enabled: boolean; tools: GeneratedToolView[] }> {
+    await this.operator(operator);
+    return {
+      meta_tool_enabled:
+        this.options.enabled && (await this.proposals.tenantEnabled(operator.tenantId)),
+      tools: await this.proposals.listTools(operator.tenantId),
+    };
+  }
+
+  async setToolStatus(
+    operator: Principal,
+    name: string,
+    status: 'active' | 'disabled',
+  ): Promise<{ name: string; status: 'active' | 'disabled' }> {
+    await this.operator(operator);
+    const changed = await this.queue.run(() =>
+      this.proposals.setToolStatus(operator.tenantId, name, status, operator.userId),
+    );
+    if (!changed) throw notFound(name);
+    this.store.invalidate(operator.tenantId);
+    return { name, status };
+  }
+
+  async deleteTool(operator: Principal, name: string): Promise<void> {
+    await this.operator(operator);
+    const deleted = await this.queue.run(async () => {
+      let removal: { commit(): Promise<void>; undo(): Promise<void> } | undefined;
+      try {
+        const found = await this.proposals.deleteTool(
+          operator.tenantId,
+          name,
+          operator.userId,
+          async () => {
+            removal = await this.files.removeRecoverably(operator.tenantId, name);
+          },
+        );
+        await removal?.commit().catch(() => undefined);
+        return found;
+      } catch (err) {
+        await removal?.undo().catch(() => undefined);
+        throw err;
+      }
+    });
+    if (!deleted) throw notFound(name);
+    this.store.invalidate(operator.tenantId);
+  }
+
+  async setTenantEnabled(
+    operator: Principal,
+    enabled: boolean,
+  ): Promise<{ meta_tool_enabled: boolean }> {
+    await this.operator(operator);
+    await this.proposals.setTenantEnabled(operator.tenantId, enabled, operator.userId);
+    this.store.invalidate(operator.tenantId);
+    return { meta_tool_enabled: enabled };
   }
 
   /** Runs one gate and reports its time and pass/fail through the metrics seam. */
@@ -239,25 +479,50 @@ export class MetaToolService {
   }
 }
 
+function notFound(name: string): MetaToolError {
+  return new MetaToolError(
+    'GENERATED_TOOL_NOT_FOUND',
+    `no generated tool named ${cut(JSON.stringify(name), 80)} in your tenant`,
+  );
+}
+
 function refused(message: string): ToolCallOutcome {
   return { tool: META_TOOL_NAME, is_error: true, error: { code: 'REFUSED', message } };
 }
 
-function pendingOutcome(proposal: Proposal): ToolCallOutcome {
-  return {
-    tool: META_TOOL_NAME,
-    is_error: false,
-    text: cut(
-      `pending approval ${proposal.id}; nothing was imported, run or written. A reviewer of your tenant (role tool_reviewer) must approve "${proposal.name}"; once installed it appears in your next tool list.`,
-      1000,
-    ),
-    result: {
-      proposal_id: proposal.id,
-      name: proposal.name,
-      status: 'pending',
-      sha256: proposal.sha256,
-    },
+/** A proposal's state in the model's terms: pending, or the full outcome of the gates. */
+function proposalOutcome(proposal: Proposal): ToolCallOutcome {
+  const result = {
+    proposal_id: proposal.id,
+    name: proposal.name,
+    status: proposal.status,
+    sha256: proposal.sha256,
   };
+  switch (proposal.status) {
+    case 'pending':
+    case 'installing':
+      return {
+        tool: META_TOOL_NAME,
+        is_error: false,
+        text: cut(
+          `pending approval ${proposal.id}; nothing was imported, run or written. A reviewer of your tenant (role tool_reviewer) must approve "${proposal.name}"; once installed it appears in your next tool list. Ask again with {"proposal_id":"${proposal.id}"}.`,
+          1000,
+        ),
+        result,
+      };
+    case 'installed':
+      return {
+        tool: META_TOOL_NAME,
+        is_error: false,
+        text: cut(
+          `installed ${proposal.name}; ${proposal.outcome === null ? 'it was never smoke-tested (no testArgs)' : `its smoke call returned ${proposal.outcome}`}. It is visible from the next tool list on.`,
+          1000,
+        ),
+        result: { ...result, smoke_preview: proposal.outcome },
+      };
+    default:
+      return refused(proposal.outcome ?? `proposal ${proposal.id} is ${proposal.status}`);
+  }
 }
 
 function decisionOutcome(decision: Decision): ToolCallOutcome {

@@ -17,6 +17,23 @@ export interface Proposal {
   reviewedBy: string | null;
   outcome: string | null;
   createdAt: string;
+  proposerRoles: string[];
+  proposerClaims: Record<string, string>;
+}
+
+/** One generated tool as operators see it. */
+export interface GeneratedToolView {
+  name: string;
+  status: 'active' | 'disabled';
+  description: string;
+  author: string | null;
+  approved_by: string;
+  smoke_tested: boolean;
+  installed_at: string;
+  calls: number;
+  errors: number;
+  error_rate: number;
+  last_error: string | null;
 }
 
 export interface Installation {
@@ -39,7 +56,15 @@ export class ProposalRepository {
     return this.database.db.withSchema('gateway');
   }
 
-  async create(tenantId: string, proposer: string, input: ProposalInput): Promise<Proposal> {
+  async create(
+    tenantId: string,
+    proposer: string,
+    input: ProposalInput,
+    identity: { roles: readonly string[]; claims: Readonly<Record<string, string>> } = {
+      roles: [],
+      claims: {},
+    },
+  ): Promise<Proposal> {
     const id = randomUUID();
     try {
       await this.g
@@ -53,6 +78,8 @@ export class ProposalRepository {
           sha256: sha256(input.code),
           test_args: input.testArgs === undefined ? null : JSON.stringify(input.testArgs),
           proposed_by: proposer,
+          proposer_roles: JSON.stringify(identity.roles),
+          proposer_claims: JSON.stringify(identity.claims),
         })
         .execute();
     } catch (err) {
@@ -87,6 +114,147 @@ export class ProposalRepository {
       .where('status', 'in', ['pending', 'installing'])
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  async pendingCount(tenantId: string, proposer: string): Promise<number> {
+    const row = await this.g
+      .selectFrom('tool_proposals')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('tenant_id', '=', tenantId)
+      .where('proposed_by', '=', proposer)
+      .where('status', 'in', ['pending', 'installing'])
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async toolCount(tenantId: string): Promise<number> {
+    const row = await this.g
+      .selectFrom('generated_tools')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Whether meta_tool is switched on for the tenant (no row: on). */
+  async tenantEnabled(tenantId: string): Promise<boolean> {
+    const row = await this.g
+      .selectFrom('meta_tool_settings')
+      .select('enabled')
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
+    return row?.enabled ?? true;
+  }
+
+  async setTenantEnabled(tenantId: string, enabled: boolean, actor: string): Promise<void> {
+    await this.g
+      .insertInto('meta_tool_settings')
+      .values({ tenant_id: tenantId, enabled, updated_by: actor })
+      .onConflict((oc) =>
+        oc.column('tenant_id').doUpdateSet({ enabled, updated_by: actor, updated_at: sql`now()` }),
+      )
+      .execute();
+    await this.audit(
+      tenantId,
+      actor,
+      enabled ? 'meta_tool_enable' : 'meta_tool_disable',
+      'meta_tool',
+      {},
+    );
+  }
+
+  /** Every generated tool of the tenant with its author and call statistics. */
+  async listTools(tenantId: string): Promise<GeneratedToolView[]> {
+    const rows = await this.g
+      .selectFrom('generated_tools as t')
+      .leftJoin('tool_proposals as p', 'p.id', 't.proposal_id')
+      .leftJoin('generated_tool_stats as s', (join) =>
+        join.onRef('s.tenant_id', '=', 't.tenant_id').onRef('s.name', '=', 't.name'),
+      )
+      .select([
+        't.name',
+        't.status',
+        't.description',
+        'p.proposed_by',
+        't.approved_by',
+        't.smoke_tested',
+        't.installed_at',
+        's.calls',
+        's.errors',
+        's.last_error',
+      ])
+      .where('t.tenant_id', '=', tenantId)
+      .orderBy('t.name')
+      .execute();
+    return rows.map((r) => {
+      const calls = Number(r.calls ?? 0);
+      const errors = Number(r.errors ?? 0);
+      return {
+        name: r.name,
+        status: r.status,
+        description: r.description,
+        author: r.proposed_by ?? null,
+        approved_by: r.approved_by,
+        smoke_tested: r.smoke_tested,
+        installed_at: String(r.installed_at),
+        calls,
+        errors,
+        error_rate: calls === 0 ? 0 : Math.round((errors / calls) * 1000) / 1000,
+        last_error: r.last_error ?? null,
+      };
+    });
+  }
+
+  /** active <-> disabled; false when there is no such tool. Bumps the catalog version. */
+  async setToolStatus(
+    tenantId: string,
+    name: string,
+    status: 'active' | 'disabled',
+    actor: string,
+  ): Promise<boolean> {
+    const result = await this.g
+      .updateTable('generated_tools')
+      .set({ status })
+      .where('tenant_id', '=', tenantId)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) return false;
+    await this.audit(tenantId, actor, status === 'active' ? 'enable' : 'disable', name, {});
+    return true;
+  }
+
+  /**
+   * Removes the row; the audit log keeps the whole record (source, schema, approver), so a
+   * deleted tool can be re-proposed exactly. `between` runs inside the transaction (the file).
+   */
+  async deleteTool(
+    tenantId: string,
+    name: string,
+    actor: string,
+    between: () => Promise<void>,
+  ): Promise<boolean> {
+    return this.database.db.transaction().execute(async (trx) => {
+      const g = trx.withSchema('gateway');
+      const row = await g
+        .deleteFrom('generated_tools')
+        .where('tenant_id', '=', tenantId)
+        .where('name', '=', name)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return false;
+      await g
+        .insertInto('audit_log')
+        .values({
+          tenant_id: tenantId,
+          actor,
+          action: 'delete',
+          subject: name,
+          detail: JSON.stringify({ deleted: row }),
+        })
+        .execute();
+      await between();
+      return true;
+    });
   }
 
   async listPending(tenantId: string): Promise<Proposal[]> {
@@ -135,8 +303,17 @@ export class ProposalRepository {
     );
   }
 
-  /** Records the installed tool (new or replacing) and closes the proposal, in one transaction. */
-  async install(tenantId: string, proposal: Proposal, installation: Installation): Promise<void> {
+  /**
+   * Records the installed tool (new or replacing) and closes the proposal, in one transaction;
+   * `between` (putting the file in place) runs inside it, last, so a failure there rolls the
+   * row back, and a failed commit is undone by the caller.
+   */
+  async install(
+    tenantId: string,
+    proposal: Proposal,
+    installation: Installation,
+    between: () => Promise<void> = async () => undefined,
+  ): Promise<void> {
     await this.database.db.transaction().execute(async (trx) => {
       const g = trx.withSchema('gateway');
       const row = {
@@ -176,6 +353,7 @@ export class ProposalRepository {
           detail: JSON.stringify({ proposal_id: proposal.id, sha256: proposal.sha256 }),
         })
         .execute();
+      await between();
     });
   }
 
@@ -231,6 +409,8 @@ function toProposal(row: {
   reviewed_by: string | null;
   outcome: string | null;
   created_at: string;
+  proposer_roles?: unknown;
+  proposer_claims?: unknown;
 }): Proposal {
   return {
     id: row.id,
@@ -245,5 +425,12 @@ function toProposal(row: {
     reviewedBy: row.reviewed_by,
     outcome: row.outcome,
     createdAt: row.created_at,
+    proposerRoles: Array.isArray(row.proposer_roles)
+      ? row.proposer_roles.filter((r): r is string => typeof r === 'string')
+      : [],
+    proposerClaims:
+      row.proposer_claims && typeof row.proposer_claims === 'object'
+        ? (row.proposer_claims as Record<string, string>)
+        : {},
   };
 }

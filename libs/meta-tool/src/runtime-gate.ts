@@ -1,14 +1,10 @@
 import { ArgumentValidator } from '@app/templates';
 import type { JsonSchema } from '@app/templates';
-import { Inject, Injectable } from '@nestjs/common';
-import { cut } from './contract';
-import { GeneratedDataAccess } from './data-access';
-import type { TenantScope } from './data-access';
-import { META_TOOL_OPTIONS } from './options';
-import type { MetaToolOptions } from './options';
+import { Injectable } from '@nestjs/common';
+import { cut, MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES } from './contract';
+import type { RunScope } from './data-access';
 import type { Proposal } from './proposal.repository';
-import { runInSandbox } from './sandbox/sandbox';
-import { ToolFiles } from './tool-files';
+import { SandboxedToolRunner } from './sandboxed-runner';
 
 export type RuntimeVerdict =
   | {
@@ -20,50 +16,82 @@ export type RuntimeVerdict =
     }
   | { ok: false; message: string };
 
+/** Schema keywords that would make the gateway run a regular expression the tool chose. */
+const REGEX_KEYWORDS = new Set(['pattern', 'patternProperties']);
+
+/** Problems of a generated schema that no ajv option makes safe: regexes, and size. */
+export function schemaProblems(schema: unknown): string[] {
+  const problems: string[] = [];
+  const stack: Array<[unknown, string, number]> = [[schema, '', 0]];
+  while (stack.length > 0) {
+    const [node, at, depth] = stack.pop()!;
+    if (depth > 32) {
+      problems.push('the schema is nested more than 32 levels deep');
+      break;
+    }
+    if (!node || typeof node !== 'object') continue;
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (REGEX_KEYWORDS.has(key) && !at.endsWith('/properties'))
+        problems.push(
+          `"${key}" at ${at || '/'} is not allowed: regular expressions from a generated schema would run in the gateway; check the format in run() instead`,
+        );
+      if (key === 'format' && value === 'regex' && !at.endsWith('/properties'))
+        problems.push(`format "regex" at ${at || '/'} is not allowed`);
+      stack.push([value, `${at}/${key}`, depth + 1]);
+    }
+  }
+  return problems;
+}
+
 /**
- * The runtime gate: write `.tmp-<name>-<ts>-<rand>.mjs`, import it in the sandbox, check the
- * contract, make one real call with the test arguments, and only then rename it into place.
- * Any failure removes the temp file; the installed version, if any, is untouched.
+ * The runtime gate: load the code in the sandbox, check the contract (name, description and
+ * schema caps, no regex keyword), make one real call with the test arguments as the proposer
+ * (their reports, their tables), and say what happened. It writes nothing: installing is the
+ * service's one recoverable step.
  */
 @Injectable()
 export class RuntimeGate {
-  readonly files: ToolFiles;
+  constructor(private readonly runner: SandboxedToolRunner) {}
 
-  constructor(
-    @Inject(META_TOOL_OPTIONS) private readonly options: MetaToolOptions,
-    private readonly data: GeneratedDataAccess,
-  ) {
-    this.files = new ToolFiles(options.directory);
-  }
-
-  async check(tenant: TenantScope, proposal: Proposal): Promise<RuntimeVerdict> {
-    const temp = await this.files.writeTemp(tenant.id, proposal.name, proposal.source);
-    try {
-      const verdict = await this.smoke(tenant, proposal, temp);
-      if (verdict.ok) await this.files.promote(temp, tenant.id, proposal.name);
-      return verdict;
-    } finally {
-      await this.files.discard(temp);
-    }
-  }
-
-  private async smoke(
-    tenant: TenantScope,
-    proposal: Proposal,
-    file: string,
-  ): Promise<RuntimeVerdict> {
-    const outcome = await runInSandbox({
-      file,
+  async check(scope: RunScope, proposal: Proposal): Promise<RuntimeVerdict> {
+    const outcome = await this.runner.execute({
+      scope,
+      tenantId: proposal.tenantId,
       name: proposal.name,
+      source: proposal.source,
       call: proposal.testArgs ? { args: proposal.testArgs } : undefined,
-      timeoutMs: this.options.timeoutMs,
-      memoryMb: this.options.memoryMb,
-      onQuery: (sql, params) => this.data.query(tenant, sql, params),
     });
     if (!outcome.ok) return { ok: false, message: `${outcome.stage}: ${outcome.message}` };
+    const { contract } = outcome;
+    const problems = [...contract.problems];
+    if (contract.name !== proposal.name)
+      problems.push(
+        `name must equal the file name "${proposal.name}"; got ${cut(JSON.stringify(contract.name) ?? 'undefined', 80)}`,
+      );
+    if (typeof contract.description !== 'string' || contract.description.trim() === '')
+      problems.push('description must be a non-empty string');
+    else if (contract.description.length > MAX_DESCRIPTION_CHARS)
+      problems.push(
+        `description is ${contract.description.length} characters; the limit is ${MAX_DESCRIPTION_CHARS}`,
+      );
+    let schema: unknown;
+    if (contract.schema === null)
+      problems.push("schema must be a JSON Schema object with type: 'object'");
+    else if (contract.schema.length > MAX_SCHEMA_BYTES)
+      problems.push(
+        `schema is ${contract.schema.length} bytes of JSON; the limit is ${MAX_SCHEMA_BYTES}`,
+      );
+    else {
+      schema = JSON.parse(contract.schema);
+      if (!schema || typeof schema !== 'object' || (schema as { type?: unknown }).type !== 'object')
+        problems.push("schema must be a JSON Schema object with type: 'object'");
+      else problems.push(...schemaProblems(schema));
+    }
+    if (!contract.run) problems.push('run must be a function run(args, ctx)');
+    if (problems.length > 0) return { ok: false, message: `contract: ${problems.join('; ')}` };
     let validator: ArgumentValidator;
     try {
-      validator = new ArgumentValidator(outcome.schema as JsonSchema, []);
+      validator = new ArgumentValidator(schema as JsonSchema, []);
     } catch (err) {
       return {
         ok: false,
@@ -71,6 +99,7 @@ export class RuntimeGate {
       };
     }
     if (proposal.testArgs) {
+      // safe to evaluate here: the schema has no regular expression of the tool's choosing
       const checked = validator.check(proposal.testArgs);
       if (!checked.ok)
         return {
@@ -78,12 +107,12 @@ export class RuntimeGate {
           message: `contract: the test arguments do not match the tool's own schema: ${checked.message}`,
         };
     }
-    const description = proposal.description.trim() || outcome.description;
-    const preview = outcome.called ? cut(JSON.stringify(outcome.result ?? null)) : null;
+    const description = proposal.description.trim() || (contract.description as string);
+    const preview = outcome.called ? cut(outcome.resultJson) : null;
     return {
       ok: true,
       description,
-      inputSchema: outcome.schema as JsonSchema,
+      inputSchema: schema as JsonSchema,
       smokeTested: outcome.called,
       preview,
     };

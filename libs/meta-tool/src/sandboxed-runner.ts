@@ -1,66 +1,247 @@
-import type { GeneratedTool, GeneratedToolRunner, Principal, ToolCallOutcome } from '@app/registry';
+import type { DatabaseHandle } from '@app/db';
+import { DATABASE, REGISTRY_OPTIONS } from '@app/registry';
+import type {
+  GeneratedTool,
+  GeneratedToolRunner,
+  Principal,
+  RegistryOptions,
+  ToolCallOutcome,
+} from '@app/registry';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { OnModuleDestroy } from '@nestjs/common';
+import { sql } from 'kysely';
 import { cut } from './contract';
-import { GeneratedDataAccess } from './data-access';
-import type { TenantScope } from './data-access';
-import { META_TOOL_OPTIONS } from './options';
-import type { MetaToolOptions } from './options';
-import { runInSandbox } from './sandbox/sandbox';
+import { GeneratedDataAccess, RunQueries } from './data-access';
+import type { RunScope, TenantScope } from './data-access';
+import { META_TOOL_OPTIONS, resolveOptions } from './options';
+import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
+import { SandboxPool } from './sandbox/sandbox';
+import type { SandboxLayers, SandboxOutcome } from './sandbox/sandbox';
 import { sha256, ToolFiles } from './tool-files';
 
+/** arguments deeper than this, or larger than MAX_ARGUMENT_BYTES as JSON, are refused */
+export const MAX_ARGUMENT_DEPTH = 64;
+export const MAX_ARGUMENT_BYTES = 256 * 1024;
+
+/** Depth and size of a JSON-like value, without recursion (a 200,000-level value is fine). */
+export function argumentProblem(value: unknown): string | undefined {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (depth > MAX_ARGUMENT_DEPTH)
+      return `the arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep`;
+    if (++nodes > 100_000) return 'the arguments have more than 100,000 values';
+    if (v && typeof v === 'object') {
+      for (const child of Object.values(v as Record<string, unknown>))
+        stack.push([child, depth + 1]);
+    }
+  }
+  return undefined;
+}
+
+export interface SandboxRun {
+  scope: RunScope;
+  tenantId: string;
+  name: string;
+  source: string;
+  call?: { args: unknown };
+}
+
+/** What the model is told for each way a run can fail. */
+function failureMessage(name: string, outcome: Extract<SandboxOutcome, { ok: false }>): string {
+  return `${name} failed (${outcome.stage}): ${outcome.message}`;
+}
+
 /**
- * Every call of a generated tool runs in its own sandboxed child (same permission model,
- * timeout and memory cap as the runtime gate). The model sees the result cut to 400
- * characters; the structured result carries all of it.
+ * Runs generated tools in the sandbox pool, as their caller: `ctx.user` is the caller,
+ * `ctx.report` and `ctx.query` are scoped to the caller's reports. Arguments reach `run` as
+ * given (the tool's schema guides the model only; `run` defends itself), bounded in depth and
+ * size where they enter. The model sees the result cut to 400 characters; the structured
+ * result carries all of it, up to the report byte cap.
  */
 @Injectable()
-export class SandboxedToolRunner implements GeneratedToolRunner {
+export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy {
   private readonly logger = new Logger('GeneratedTools');
   private readonly files: ToolFiles;
+  readonly options: ResolvedMetaToolOptions;
+  readonly pool: SandboxPool;
+  private readonly pendingStats = new Map<
+    string,
+    { tenantId: string; name: string; calls: number; errors: number; lastError?: string }
+  >();
+  private flushTimer?: NodeJS.Timeout;
 
   constructor(
-    @Inject(META_TOOL_OPTIONS) private readonly options: MetaToolOptions,
+    @Inject(META_TOOL_OPTIONS) options: MetaToolOptions,
     private readonly data: GeneratedDataAccess,
+    @Inject(REGISTRY_OPTIONS) private readonly registry: RegistryOptions,
+    @Inject(DATABASE) private readonly database: DatabaseHandle,
   ) {
+    this.options = resolveOptions(options);
     this.files = new ToolFiles(options.directory);
+    this.pool = new SandboxPool({
+      size: this.options.poolSize,
+      perTenant: this.options.maxConcurrentPerTenant,
+      queueWaitMs: this.options.queueWaitMs,
+      maxQueue: 1000,
+      recycleAfter: this.options.recycleAfter,
+      childHeapMb: 64,
+      isolateNetwork: this.options.isolateNetwork,
+      limits: {
+        memoryBytes: this.options.memoryMb * 1024 * 1024,
+        stackBytes: 256 * 1024,
+        cpuMs: this.options.cpuMs,
+        outputBytes: this.registry.maxResultBytes,
+        maxHostCalls: this.options.maxQueriesPerRun,
+        maxLogLines: 50,
+      },
+    });
+  }
+
+  layers(): SandboxLayers {
+    return this.pool.layers();
+  }
+
+  onModuleDestroy(): void {
+    this.pool.close();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    void this.flushStats();
+  }
+
+  /** One run in the sandbox, with the data doors of `scope`. */
+  async execute(run: SandboxRun): Promise<SandboxOutcome> {
+    let argsJson: string | undefined;
+    if (run.call) {
+      const problem = argumentProblem(run.call.args);
+      if (problem) return { ok: false, stage: 'arguments', message: `${problem}; nothing was run` };
+      argsJson = JSON.stringify(run.call.args ?? {});
+      if (argsJson.length > MAX_ARGUMENT_BYTES)
+        return {
+          ok: false,
+          stage: 'arguments',
+          message: `the arguments are ${argsJson.length} characters of JSON, over the ${MAX_ARGUMENT_BYTES} limit; nothing was run`,
+        };
+    }
+    const { principal } = run.scope;
+    const user = {
+      user_id: principal.userId,
+      tenant: principal.tenantId,
+      roles: [...run.scope.catalog.access.effectiveRoles(principal)],
+      claims: { ...principal.claims },
+    };
+    let queries: RunQueries | undefined;
+    return this.pool.run({
+      tenantId: run.tenantId,
+      name: run.name,
+      source: run.source,
+      call: argsJson === undefined ? undefined : { argsJson },
+      user,
+      timeoutMs: this.options.timeoutMs,
+      onHost: async (op, a, bJson, signal) => {
+        queries ??= new RunQueries(this.options.maxQueriesPerRun, signal);
+        let b: unknown;
+        try {
+          b = JSON.parse(bJson);
+        } catch {
+          throw new Error('the arguments of the data call are not JSON');
+        }
+        return op === 'report'
+          ? this.data.report(run.scope, a, b, queries)
+          : this.data.query(run.scope, a, b, queries);
+      },
+      onLog: (level, text) => {
+        this.logger.log(`[${run.tenantId}/${run.name}] console.${level}: ${text}`);
+      },
+    });
   }
 
   async run(
-    tenant: TenantScope,
+    _tenant: TenantScope,
     tool: GeneratedTool,
     args: Record<string, unknown>,
     principal: Principal,
   ): Promise<ToolCallOutcome> {
-    const { name, source, sha256 } = tool.record;
-    const file = await this.files.materialize(tenant.id, name, source, sha256);
-    const outcome = await runInSandbox({
-      file,
-      name,
-      call: { args },
-      timeoutMs: this.options.timeoutMs,
-      memoryMb: this.options.memoryMb,
-      onQuery: (sql, params) => this.data.query(tenant, sql, params),
-    });
-    if (!outcome.ok) {
-      this.logger.warn(
-        `generated tool ${tenant.id}/${name} failed for ${principal.userId}: ${outcome.stage}: ${outcome.message}`,
-      );
+    const { name, source } = tool.record;
+    if (!this.options.enabled) {
       return {
         tool: name,
         is_error: true,
         error: {
-          code: 'TOOL_FAILED',
-          message: cut(`${name} failed (${outcome.stage}): ${outcome.message}`),
+          code: 'REFUSED',
+          message: `${name} is not available: generated tools are switched off on this gateway (META_TOOL_ENABLED=0)`,
         },
       };
     }
-    const json = JSON.stringify(outcome.result ?? null);
+    const scope = await this.data.scopeFor(principal);
+    const outcome = await this.execute({
+      scope,
+      tenantId: principal.tenantId,
+      name,
+      source,
+      call: { args },
+    });
+    if (!outcome.ok) {
+      this.count(principal.tenantId, name, `${outcome.stage}: ${outcome.message}`);
+      this.logger.warn(
+        `generated tool ${principal.tenantId}/${name} failed for ${principal.userId}: ${outcome.stage}: ${outcome.message}`,
+      );
+      const code =
+        outcome.stage === 'arguments'
+          ? 'INVALID_ARGUMENTS'
+          : outcome.stage === 'busy'
+            ? 'BUSY'
+            : 'TOOL_FAILED';
+      return {
+        tool: name,
+        is_error: true,
+        error: { code, message: cut(failureMessage(name, outcome), 1000) },
+      };
+    }
+    this.count(principal.tenantId, name);
     return {
       tool: name,
       is_error: false,
-      text: cut(json),
+      text: cut(outcome.resultJson),
       result: { value: outcome.result ?? null },
     };
+  }
+
+  /** Call statistics, batched: one upsert per tool per second at most, never on the call path. */
+  private count(tenantId: string, name: string, error?: string): void {
+    const key = `${tenantId}\u0000${name}`;
+    const entry = this.pendingStats.get(key) ?? { tenantId, name, calls: 0, errors: 0 };
+    entry.calls += 1;
+    if (error !== undefined) {
+      entry.errors += 1;
+      entry.lastError = cut(error, 500);
+    }
+    this.pendingStats.set(key, entry);
+    if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = undefined;
+        void this.flushStats();
+      }, 1000);
+      this.flushTimer.unref();
+    }
+  }
+
+  async flushStats(): Promise<void> {
+    const entries = [...this.pendingStats.values()];
+    this.pendingStats.clear();
+    for (const e of entries) {
+      await sql`
+        INSERT INTO gateway.generated_tool_stats AS s (tenant_id, name, calls, errors, last_error, last_error_at)
+        VALUES (${e.tenantId}, ${e.name}, ${e.calls}, ${e.errors}, ${e.lastError ?? null},
+                ${e.lastError === undefined ? null : sql`now()`})
+        ON CONFLICT (tenant_id, name) DO UPDATE SET
+          calls = s.calls + EXCLUDED.calls,
+          errors = s.errors + EXCLUDED.errors,
+          last_error = COALESCE(EXCLUDED.last_error, s.last_error),
+          last_error_at = COALESCE(EXCLUDED.last_error_at, s.last_error_at)`
+        .execute(this.database.db)
+        .catch(() => undefined);
+    }
   }
 
   /** Writes every active generated tool of every tenant to disk (atomically, where missing or changed). */

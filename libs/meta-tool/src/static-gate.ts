@@ -3,7 +3,12 @@ import type { SqlWhitelist } from '@app/templates';
 import { parse } from 'acorn';
 import type { Node } from 'acorn';
 import { simple } from 'acorn-walk';
-import { GENERATED_NAME_PATTERN, MAX_SOURCE_BYTES } from './contract';
+import {
+  GENERATED_NAME_PATTERN,
+  MAX_DESCRIPTION_CHARS,
+  MAX_NAME_CHARS,
+  MAX_SOURCE_BYTES,
+} from './contract';
 import type { GateViolation } from './contract';
 
 const guard = new SqlGuard();
@@ -11,6 +16,7 @@ const guard = new SqlGuard();
 export interface StaticGateInput {
   name: string;
   code: string;
+  description?: string;
   /** names a generated tool may never take: built-ins */
   reservedNames: ReadonlySet<string>;
   whitelist: SqlWhitelist;
@@ -29,7 +35,15 @@ interface QueryLiteral {
 export function staticGate(input: StaticGateInput): GateViolation[] {
   const violations: GateViolation[] = [];
   const { name, code } = input;
-  if (!GENERATED_NAME_PATTERN.test(name)) {
+  if (typeof name !== 'string' || typeof code !== 'string') {
+    return [{ rule: 'contract', message: 'name and code must be strings' }];
+  }
+  if (name.length > MAX_NAME_CHARS) {
+    violations.push({
+      rule: 'name',
+      message: `name is ${name.length} characters; a tool name may have at most ${MAX_NAME_CHARS} (the providers' limit)`,
+    });
+  } else if (!GENERATED_NAME_PATTERN.test(name)) {
     violations.push({
       rule: 'name',
       message: `name must match ^[a-z][a-z0-9_]*$; got ${JSON.stringify(name)}`,
@@ -43,6 +57,12 @@ export function staticGate(input: StaticGateInput): GateViolation[] {
     violations.push({
       rule: 'name_clash',
       message: `names starting with query_report_ belong to reports; got "${name}"`,
+    });
+  }
+  if (input.description !== undefined && input.description.length > MAX_DESCRIPTION_CHARS) {
+    violations.push({
+      rule: 'description',
+      message: `the description is ${input.description.length} characters; the limit is ${MAX_DESCRIPTION_CHARS}`,
     });
   }
   const bytes = Buffer.byteLength(code, 'utf8');
@@ -70,6 +90,12 @@ export function staticGate(input: StaticGateInput): GateViolation[] {
         'the module has no default export; it must `export default { name, description, schema, run }`',
     });
   }
+  for (const found of imports(program)) {
+    violations.push({
+      rule: 'import',
+      message: `line ${found.line}: ${found.what} is not allowed: a generated tool has no host modules (no node:*, no packages, no URLs); its only doors are ctx.report, ctx.query and ctx.user`,
+    });
+  }
   for (const literal of queryLiterals(program)) {
     const verdict = guard.check({
       sql: literal.sql,
@@ -87,6 +113,32 @@ export function staticGate(input: StaticGateInput): GateViolation[] {
     }
   }
   return violations;
+}
+
+function imports(program: Node): Array<{ line: number; what: string }> {
+  const found: Array<{ line: number; what: string }> = [];
+  const line = (node: Node) => (node as { loc?: { start: { line: number } } }).loc?.start.line ?? 0;
+  simple(program, {
+    ImportDeclaration(node) {
+      const source = (node as unknown as { source: { value: unknown } }).source.value;
+      found.push({ line: line(node), what: `import of ${JSON.stringify(source)}` });
+    },
+    ImportExpression(node) {
+      found.push({ line: line(node), what: 'import()' });
+    },
+    ExportAllDeclaration(node) {
+      found.push({ line: line(node), what: 'export … from' });
+    },
+    ExportNamedDeclaration(node) {
+      if ((node as unknown as { source?: unknown }).source)
+        found.push({ line: line(node), what: 'export … from' });
+    },
+    MetaProperty(node) {
+      if ((node as unknown as { meta: { name: string } }).meta.name === 'import')
+        found.push({ line: line(node), what: 'import.meta' });
+    },
+  });
+  return found;
 }
 
 function hasDefaultExport(program: Node): boolean {

@@ -33,6 +33,63 @@ export class ToolFiles {
     return target;
   }
 
+  /**
+   * Puts `tempFile` in place of `<name>.mjs` (atomically) and keeps the previous version as a
+   * hard link until `commit`; `undo` brings the previous version back (or removes the new one).
+   */
+  async swapIn(
+    tempFile: string,
+    tenantId: string,
+    name: string,
+  ): Promise<{ commit(): Promise<void>; undo(): Promise<void> }> {
+    const target = this.finalPath(tenantId, name);
+    const backup = await this.keepPrevious(tenantId, name);
+    await fs.rename(tempFile, target);
+    return {
+      commit: async () => {
+        if (backup) await fs.rm(backup, { force: true });
+      },
+      undo: async () => {
+        if (backup) await fs.rename(backup, target);
+        else await fs.rm(target, { force: true });
+      },
+    };
+  }
+
+  /** Removes `<name>.mjs`, recoverably until `commit`. */
+  async removeRecoverably(
+    tenantId: string,
+    name: string,
+  ): Promise<{ commit(): Promise<void>; undo(): Promise<void> }> {
+    const target = this.finalPath(tenantId, name);
+    const backup = await this.keepPrevious(tenantId, name);
+    await fs.rm(target, { force: true });
+    return {
+      commit: async () => {
+        if (backup) await fs.rm(backup, { force: true });
+      },
+      undo: async () => {
+        if (backup) await fs.rename(backup, target);
+      },
+    };
+  }
+
+  private async keepPrevious(tenantId: string, name: string): Promise<string | undefined> {
+    const dir = path.join(this.root, tenantId);
+    await fs.mkdir(dir, { recursive: true });
+    const backup = path.join(
+      dir,
+      `.tmp-${name}-${Date.now()}-${randomBytes(4).toString('hex')}.bak`,
+    );
+    try {
+      await fs.link(this.finalPath(tenantId, name), backup);
+      return backup;
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
   async discard(tempFile: string): Promise<void> {
     await fs.rm(tempFile, { force: true });
   }

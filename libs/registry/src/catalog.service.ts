@@ -89,7 +89,13 @@ export class CatalogService {
   ): boolean {
     const { access } = catalog;
     if (!access.decide(principal, roles, accessSubject(tool)).allowed) return false;
-    if (context !== undefined && !access.inContext(context, accessSubject(tool))) return false;
+    // built-ins (meta_tool for its authors) are listed whatever business context is asked for
+    if (
+      tool.kind !== 'builtin' &&
+      context !== undefined &&
+      !access.inContext(context, accessSubject(tool))
+    )
+      return false;
     return tool.kind !== 'report' || tool.report.isBindableFor(principal);
   }
 

@@ -19,19 +19,25 @@ export interface GeneratedToolRunner {
   ): Promise<ToolCallOutcome>;
 }
 
-/** A generated tool the registry may serve: its record checked, its schema compiled. */
+export const NEVER_SMOKE_TESTED = '(never smoke-tested: approved without a test call)';
+
+/**
+ * A generated tool the registry may serve: its record checked. Its schema guides the model
+ * only: arguments are not validated against it at call time (rule 4: `run` defends itself),
+ * so no keyword of a generated schema ever executes in the gateway on a call.
+ */
 export class GeneratedTool {
   readonly definition: ToolDefinition;
-  readonly arguments: ArgumentValidator;
 
   constructor(readonly record: GeneratedToolRecord) {
     this.definition = {
       name: record.name,
-      description: record.description,
+      description: record.smokeTested
+        ? record.description
+        : `${record.description} ${NEVER_SMOKE_TESTED}`,
       inputSchema: record.inputSchema as JsonSchema,
       readOnly: true,
     };
-    this.arguments = new ArgumentValidator(this.definition.inputSchema, []);
   }
 }
 

@@ -23,6 +23,7 @@ export type ToolErrorCode =
   | 'QUERY_FAILED'
   | 'DATA_UNAVAILABLE'
   | 'REFUSED'
+  | 'BUSY'
   | 'TOOL_FAILED';
 
 /**
@@ -124,11 +125,7 @@ export class ReportExecutor {
   ): Promise<GuardedReadResult> {
     if (!tenant.dataSchema) throw new Error(`tenant ${tenant.id} has no datasource`);
     const timeoutMs = this.options.statementTimeoutMs;
-    const setup = sessionSetup(tenant.id, tenant.dataSchema, {
-      statementTimeoutMs: timeoutMs,
-      workMemKb: this.options.workMemKb ?? DEFAULT_WORK_MEM_KB,
-      tempFileLimitKb: this.options.tempFileLimitKb ?? DEFAULT_TEMP_FILE_LIMIT_KB,
-    });
+    const setup = sessionSetup(tenant.id, tenant.dataSchema, sessionLimits(this.options));
     // The client gives up shortly after the server should have; a hung connection is dropped.
     return this.database.guardedRead({
       setup,
@@ -192,6 +189,15 @@ export interface SessionLimits {
   workMemKb: number;
   /** disk a query may spill to; 0 leaves the server's setting (it needs superuser to set) */
   tempFileLimitKb: number;
+}
+
+/** The limits every read-only report session gets, from the registry options. */
+export function sessionLimits(options: RegistryOptions): SessionLimits {
+  return {
+    statementTimeoutMs: options.statementTimeoutMs,
+    workMemKb: options.workMemKb ?? DEFAULT_WORK_MEM_KB,
+    tempFileLimitKb: options.tempFileLimitKb ?? DEFAULT_TEMP_FILE_LIMIT_KB,
+  };
 }
 
 /**

@@ -4,10 +4,17 @@ import {
   GeneratedDataAccess,
   MetaToolService,
   RuntimeGate,
+  SandboxedToolRunner,
   TOOL_REVIEWER_ROLE,
 } from '@app/meta-tool';
 import type { MetaToolOptions, Proposal } from '@app/meta-tool';
-import { BuiltinTools, Metrics, ReportExecutor, standaloneCatalog } from '@app/registry';
+import {
+  BuiltinTools,
+  DEFAULT_REGISTRY_OPTIONS,
+  Metrics,
+  ReportExecutor,
+  standaloneCatalog,
+} from '@app/registry';
 import type { Principal } from '@app/registry';
 import { initSqlParser } from '@app/templates';
 import path from 'node:path';
@@ -72,16 +79,22 @@ async function main(): Promise<void> {
       directory: path.resolve(settings.metaTool.directory),
     };
     const catalog = standaloneCatalog(handle, registryOptions);
-    const runtime = new RuntimeGate(
-      metaOptions,
-      new GeneratedDataAccess(new ReportExecutor(handle, registryOptions)),
+    const fullRegistryOptions = { ...DEFAULT_REGISTRY_OPTIONS, ...registryOptions };
+    const data = new GeneratedDataAccess(
+      new ReportExecutor(handle, fullRegistryOptions),
+      catalog,
+      handle,
+      fullRegistryOptions,
     );
+    const runner = new SandboxedToolRunner(metaOptions, data, fullRegistryOptions, handle);
+    const runtime = new RuntimeGate(runner);
     const service = new MetaToolService(
       handle,
       metaOptions,
       catalog.store,
       new BuiltinTools(),
       runtime,
+      data,
       new Metrics(),
     );
     const who: Principal = {
@@ -113,6 +126,7 @@ async function main(): Promise<void> {
       else process.stdout.write('skipped; it stays pending\n');
     }
     prompt?.close();
+    runner.onModuleDestroy();
   } finally {
     await handle.close();
   }

@@ -1,6 +1,8 @@
 import type { DatabaseHandle } from '@app/db';
 import { CatalogStore, DATABASE, Metrics } from '@app/registry';
-import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
+import { SandboxedToolRunner } from '@app/meta-tool';
+import type { SandboxLayers } from '@app/meta-tool';
+import { Controller, Get, HttpCode, Inject, Optional, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 
@@ -11,12 +13,20 @@ export class HealthController {
     @Inject(DATABASE) private readonly database: DatabaseHandle,
     private readonly metrics: Metrics,
     private readonly store: CatalogStore,
+    @Optional()
+    @Inject(SandboxedToolRunner)
+    private readonly sandbox: SandboxedToolRunner | null = null,
   ) {}
 
+  /** Alive; and which layers of the generated-tool sandbox are active on this machine. */
   @Get('healthz')
   @HttpCode(200)
-  health(): { status: 'ok' } {
-    return { status: 'ok' };
+  health(): { status: 'ok'; sandbox?: SandboxLayers & { enabled: boolean } } {
+    if (!this.sandbox) return { status: 'ok' };
+    return {
+      status: 'ok',
+      sandbox: { ...this.sandbox.layers(), enabled: this.sandbox.options.enabled },
+    };
   }
 
   /** Ready when the database answers within a second. */

@@ -29,6 +29,7 @@ function metaToolStatus(code: MetaToolErrorCode): number {
     case 'FORBIDDEN':
       return 403;
     case 'PROPOSAL_NOT_FOUND':
+    case 'GENERATED_TOOL_NOT_FOUND':
       return 404;
     case 'PROPOSAL_NOT_PENDING':
       return 409;

@@ -85,7 +85,7 @@ export class McpServerFactory {
     const server = new Server(
       { name: 'report-tool-gateway', title: 'Report tool gateway', version: '0.1.0' },
       {
-        capabilities: { tools: { listChanged: true } },
+        capabilities: { tools: { listChanged: true }, logging: {} },
         instructions: this.instructions(identity),
       },
     );

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { CatalogStore, Metrics } from '@app/registry';
 import type { Principal } from '@app/registry';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { MetaToolService } from '@app/meta-tool';
+import type { DecisionEvent } from '@app/meta-tool';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -43,14 +45,18 @@ export class McpSessions implements OnModuleDestroy {
   private readonly sessions = new Map<string, McpSession>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeDecisions: () => void;
 
   constructor(
     private readonly servers: McpServerFactory,
     store: CatalogStore,
     private readonly metrics: Metrics,
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
+    @Optional() @Inject(MetaToolService) metaTool: MetaToolService | null = null,
   ) {
     this.unsubscribe = store.onChange((tenant) => this.catalogChanged(tenant));
+    this.unsubscribeDecisions =
+      metaTool?.onDecision((e) => this.proposalDecided(e)) ?? (() => undefined);
     const every = Math.max(250, Math.min(config.mcp.sessionIdleMs / 4, 30_000));
     this.sweeper = setInterval(() => this.closeIdle(), every);
     this.sweeper.unref();
@@ -132,6 +138,35 @@ export class McpSessions implements OnModuleDestroy {
     }
   }
 
+  /**
+   * The proposer's open sessions on this instance hear a decision as notifications/message
+   * (the same outcome `meta_tool {proposal_id}` answers); an install also changes their list,
+   * which the catalog change turns into tools/list_changed.
+   */
+  private proposalDecided(event: DecisionEvent): void {
+    const owner = `${event.tenantId}\u0000${event.proposer}`;
+    for (const session of this.sessions.values()) {
+      if (session.owner !== owner) continue;
+      const { decision } = event;
+      session.server
+        .sendLoggingMessage({
+          level: decision.status === 'installed' ? 'info' : 'warning',
+          logger: 'meta_tool',
+          data: {
+            proposal_id: decision.proposal_id,
+            name: decision.name,
+            status: decision.status,
+            message: decision.message,
+          },
+        })
+        .catch(() => undefined);
+      if (decision.status === 'installed') {
+        session.fingerprint = undefined;
+        session.server.sendToolListChanged().catch(() => undefined);
+      }
+    }
+  }
+
   private async notifyIfChanged(session: McpSession): Promise<void> {
     try {
       const { fingerprint } = await this.servers.list(session.identity);
@@ -148,6 +183,7 @@ export class McpSessions implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.sweeper);
+    this.unsubscribeDecisions();
     this.unsubscribe();
     await Promise.all([...this.sessions.keys()].map((id) => this.close(id)));
   }

@@ -1,128 +1,562 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { RUNNER_SOURCE } from './runner-source';
+import { WORKER_SOURCE } from './worker-source';
 
-export interface SandboxJob {
-  /** absolute path of the tool module */
-  file: string;
-  /** the name the module must declare */
-  name: string;
-  /** run it once with these arguments; without, only import and check the contract */
-  call?: { args: unknown };
-  timeoutMs: number;
-  memoryMb: number;
-  /** serves ctx.query: rows, or an Error whose message goes back to the tool */
-  onQuery(sql: string, params: unknown[]): Promise<unknown[]>;
+export type SandboxStage =
+  | 'import'
+  | 'contract'
+  | 'run'
+  | 'timeout'
+  | 'crash'
+  | 'cpu'
+  | 'memory'
+  | 'output'
+  | 'arguments'
+  | 'busy';
+
+export interface SandboxContract {
+  problems: string[];
+  name: unknown;
+  description: unknown;
+  /** the schema as JSON text, or null */
+  schema: string | null;
+  run: boolean;
 }
 
 export type SandboxOutcome =
-  | {
-      ok: true;
-      description: string;
-      schema: Record<string, unknown>;
-      called: boolean;
-      result?: unknown;
-    }
-  | { ok: false; stage: 'import' | 'contract' | 'run' | 'timeout' | 'crash'; message: string };
+  | { ok: true; contract: SandboxContract; called: boolean; result: unknown; resultJson: string }
+  | { ok: false; stage: SandboxStage; message: string };
 
+export interface SandboxLimits {
+  /** QuickJS heap bound, enforced by the engine's allocator */
+  memoryBytes: number;
+  stackBytes: number;
+  /** time spent executing inside the engine */
+  cpuMs: number;
+  /** characters of result JSON */
+  outputBytes: number;
+  maxHostCalls: number;
+  maxLogLines: number;
+}
+
+export interface SandboxJob {
+  tenantId: string;
+  name: string;
+  source: string;
+  /** run it once with these arguments (as JSON text); without, only load and describe */
+  call?: { argsJson: string };
+  /** read-only caller facts given to the tool as ctx.user */
+  user: Record<string, unknown>;
+  /** wall-clock bound of the whole job, host calls included; past it the child is killed */
+  timeoutMs: number;
+  /** serves ctx.query / ctx.report: a JSON-serialisable value, or an Error for the tool */
+  onHost(op: 'query' | 'report', a: string, bJson: string, signal: AbortSignal): Promise<unknown>;
+  onLog(level: string, text: string): void;
+}
+
+export interface SandboxPoolOptions {
+  size: number;
+  perTenant: number;
+  /** how long a call may wait for a free sandbox before it is answered "busy" */
+  queueWaitMs: number;
+  maxQueue: number;
+  /** a child is replaced after this many jobs */
+  recycleAfter: number;
+  /** V8 heap flag of the child (the outer wall; the engine's own limit is the inner one) */
+  childHeapMb: number;
+  limits: SandboxLimits;
+  /** try to run children without a network namespace (unshare -rn) */
+  isolateNetwork: boolean;
+  /** the child program; tests replace it with a hostile one to prove the boundary holds */
+  workerSource?: string;
+}
+
+/** Which layers of the sandbox are active on this machine (for /healthz and the log). */
+export interface SandboxLayers {
+  engine: 'quickjs-wasm';
+  process: 'pooled-child';
+  permission_model: boolean;
+  network_namespace: boolean;
+  pool_size: number;
+}
+
+const QUICKJS = require.resolve('quickjs-emscripten');
+const NODE_MODULES = path.resolve(QUICKJS, '..', '..', '..', '..');
+
+let unshareProbe: boolean | undefined;
+/** Whether `unshare -rn` works here (user + network namespace without privileges). */
+export function networkNamespaceAvailable(): boolean {
+  if (unshareProbe === undefined) {
+    try {
+      const probe = spawnSync('unshare', ['-rn', 'true'], { stdio: 'ignore', timeout: 5000 });
+      unshareProbe = probe.status === 0;
+    } catch {
+      unshareProbe = false;
+    }
+  }
+  return unshareProbe;
+}
+
+/** The shape of every message a child may send; anything else is a fault of that child. */
 type ChildMessage =
   | { type: 'ready' }
-  | { type: 'query'; id: number; sql: string; params: unknown[] }
-  | { type: 'contract'; description: string; schema: Record<string, unknown> }
-  | { type: 'done'; called: boolean; result?: unknown }
-  | { type: 'failed'; stage: 'import' | 'contract' | 'run'; message: string };
+  | { type: 'fatal'; message: string }
+  | { type: 'host'; job: number; id: number; op: 'query' | 'report'; a: string; b: string }
+  | { type: 'log'; job: number; level: string; text: string }
+  | { type: 'contract'; job: number; contract: string }
+  | { type: 'done'; job: number; called: boolean; result: string; recycle?: boolean }
+  | { type: 'failed'; job: number; stage: string; message: string; recycle?: boolean };
 
-/** Where installed packages live, so a tool may import the project's dependencies. */
-const NODE_MODULES = path.resolve(require.resolve('ajv'), '..', '..', '..');
+const WORKER_STAGES = new Set(['import', 'contract', 'run', 'crash', 'cpu', 'memory', 'output']);
 
-/**
- * Runs a generated tool in a child process under Node's permission model: it may read only
- * its own file and node_modules, never write files, spawn processes or start workers; it gets
- * an empty environment, a heap cap and a wall-clock timeout. A fresh process per job also
- * means no ESM cache: every version of a tool runs its own code.
- */
-export function runInSandbox(job: SandboxJob): Promise<SandboxOutcome> {
-  const child = spawn(
-    process.execPath,
-    [
+export function childMessage(raw: unknown): ChildMessage | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const m = raw as Record<string, unknown>;
+  const isNum = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v);
+  const isStr = (v: unknown) => typeof v === 'string';
+  const recycle = m.recycle === undefined || typeof m.recycle === 'boolean';
+  switch (m.type) {
+    case 'ready':
+      return { type: 'ready' };
+    case 'fatal':
+      return isStr(m.message) ? (m as ChildMessage) : undefined;
+    case 'host':
+      return isNum(m.job) &&
+        isNum(m.id) &&
+        (m.op === 'query' || m.op === 'report') &&
+        isStr(m.a) &&
+        isStr(m.b)
+        ? (m as ChildMessage)
+        : undefined;
+    case 'log':
+      return isNum(m.job) && isStr(m.level) && isStr(m.text) ? (m as ChildMessage) : undefined;
+    case 'contract':
+      return isNum(m.job) && isStr(m.contract) ? (m as ChildMessage) : undefined;
+    case 'done':
+      return isNum(m.job) && typeof m.called === 'boolean' && isStr(m.result) && recycle
+        ? (m as ChildMessage)
+        : undefined;
+    case 'failed':
+      return isNum(m.job) &&
+        isStr(m.stage) &&
+        WORKER_STAGES.has(m.stage as string) &&
+        isStr(m.message) &&
+        recycle
+        ? (m as ChildMessage)
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Parses the contract JSON the engine produced, by shape. */
+function parseContract(text: string): SandboxContract | undefined {
+  try {
+    const c = JSON.parse(text) as Record<string, unknown>;
+    if (!c || typeof c !== 'object' || !Array.isArray(c.problems)) return undefined;
+    if (!c.problems.every((p) => typeof p === 'string')) return undefined;
+    if (c.schema !== null && c.schema !== undefined && typeof c.schema !== 'string')
+      return undefined;
+    return {
+      problems: c.problems as string[],
+      name: c.name,
+      description: c.description,
+      schema: (c.schema as string | null | undefined) ?? null,
+      run: c.run === true,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+let jobCounter = 0;
+
+/** One pooled child: runs one job at a time, replaced after N jobs or any fault. */
+class Worker {
+  readonly child: ChildProcess;
+  ready: Promise<boolean>;
+  jobs = 0;
+  dead = false;
+  private active?: {
+    job: number;
+    spec: SandboxJob;
+    contract?: SandboxContract;
+    abort: AbortController;
+    finish: (outcome: SandboxOutcome, recycle?: boolean) => void;
+  };
+  private stderr = '';
+
+  constructor(
+    private readonly options: SandboxPoolOptions,
+    private readonly onExit: (w: Worker) => void,
+  ) {
+    const nodeArgs = [
       '--experimental-permission',
-      `--allow-fs-read=${job.file}`,
       `--allow-fs-read=${NODE_MODULES}/*`,
-      `--max-old-space-size=${job.memoryMb}`,
+      `--max-old-space-size=${options.childHeapMb}`,
       '--no-warnings',
       '-e',
-      RUNNER_SOURCE,
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {} },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-  return new Promise<SandboxOutcome>((resolve) => {
-    let contract: { description: string; schema: Record<string, unknown> } | undefined;
-    let settled = false;
-    const finish = (outcome: SandboxOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      resolve(outcome);
-    };
-    const timer = setTimeout(
-      () =>
-        finish({
-          ok: false,
-          stage: 'timeout',
-          message: `the tool did not finish within ${job.timeoutMs} ms`,
-        }),
-      job.timeoutMs,
-    );
-    child.on('error', (err) =>
-      finish({ ok: false, stage: 'crash', message: `the sandbox could not start: ${err.message}` }),
-    );
-    child.on('exit', (code, signal) => {
-      const reason = /heap out of memory|Allocation failed/i.test(stderr)
-        ? `it ran out of memory (limit ${job.memoryMb} MB)`
-        : `exit ${code ?? signal}${stderr ? `: ${stderr.trim().split('\n').slice(-3).join(' ')}` : ''}`;
-      finish({ ok: false, stage: 'crash', message: `the sandbox process ended early (${reason})` });
+      options.workerSource ?? WORKER_SOURCE,
+      QUICKJS,
+    ];
+    const isolate = options.isolateNetwork && networkNamespaceAvailable();
+    const [command, args] = isolate
+      ? ['unshare', ['-rn', process.execPath, ...nodeArgs]]
+      : [process.execPath, nodeArgs];
+    this.child = spawn(command, args, {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      env: {},
+      serialization: 'json',
     });
-    child.on('message', (raw) => {
-      const message = raw as ChildMessage;
-      switch (message.type) {
-        case 'ready':
-          child.send({
-            type: 'run',
-            file: job.file,
-            name: job.name,
-            call: job.call !== undefined,
-            args: job.call?.args ?? {},
-          });
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString()).slice(-2000);
+    });
+    let markReady: (ok: boolean) => void = () => undefined;
+    this.ready = new Promise<boolean>((resolve) => (markReady = resolve));
+    this.child.on('error', () => this.die('the sandbox process could not start'));
+    this.child.on('exit', (code, signal) => {
+      markReady(false);
+      this.die(
+        `the sandbox process ended early (exit ${code ?? signal}${this.stderr ? `: ${this.stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300)}` : ''})`,
+      );
+    });
+    this.child.on('message', (raw: unknown) => {
+      // never let anything a child sends throw out of this listener
+      try {
+        const message = childMessage(raw);
+        if (!message) {
+          this.fault('the sandbox sent a message of an unknown shape');
           return;
-        case 'query':
-          job.onQuery(message.sql, message.params).then(
-            (rows) => child.connected && child.send({ type: 'reply', id: message.id, rows }),
-            (err: unknown) =>
-              child.connected &&
-              child.send({
-                type: 'reply',
-                id: message.id,
-                error: err instanceof Error ? err.message : String(err),
-              }),
-          );
-          return;
-        case 'contract':
-          contract = { description: message.description, schema: message.schema };
-          return;
-        case 'done':
-          if (!contract)
-            return finish({
-              ok: false,
-              stage: 'contract',
-              message: 'the tool finished before reporting its contract',
-            });
-          return finish({ ok: true, ...contract, called: message.called, result: message.result });
-        case 'failed':
-          return finish({ ok: false, stage: message.stage, message: message.message });
+        }
+        if (message.type === 'ready') markReady(true);
+        else if (message.type === 'fatal')
+          this.fault(`the sandbox could not start: ${message.message}`);
+        else this.onJobMessage(message);
+      } catch (err) {
+        this.fault(`the sandbox message could not be handled: ${String(err)}`);
       }
     });
-  });
+  }
+
+  get busy(): boolean {
+    return this.active !== undefined;
+  }
+
+  run(spec: SandboxJob): Promise<SandboxOutcome> {
+    this.jobs += 1;
+    const job = ++jobCounter;
+    const abort = new AbortController();
+    return new Promise<SandboxOutcome>((resolve) => {
+      const timer = setTimeout(() => {
+        this.active?.finish(
+          {
+            ok: false,
+            stage: 'timeout',
+            message: `the tool did not finish within ${spec.timeoutMs} ms`,
+          },
+          true,
+        );
+      }, spec.timeoutMs);
+      this.active = {
+        job,
+        spec,
+        abort,
+        finish: (outcome, recycle = false) => {
+          if (this.active?.job !== job) return;
+          clearTimeout(timer);
+          this.active = undefined;
+          abort.abort();
+          if (recycle || this.jobs >= this.options.recycleAfter) this.kill();
+          resolve(outcome);
+        },
+      };
+      try {
+        this.child.send({
+          type: 'run',
+          job,
+          source: spec.source,
+          name: spec.name,
+          call: spec.call !== undefined,
+          args: spec.call?.argsJson ?? '{}',
+          user: JSON.stringify(spec.user),
+          limits: this.options.limits,
+        });
+      } catch (err) {
+        this.active.finish(
+          {
+            ok: false,
+            stage: 'crash',
+            message: `the sandbox could not take the job: ${String(err)}`,
+          },
+          true,
+        );
+      }
+    });
+  }
+
+  private onJobMessage(message: Exclude<ChildMessage, { type: 'ready' } | { type: 'fatal' }>) {
+    const active = this.active;
+    if (!active || message.job !== active.job) return; // a late message of a finished job
+    switch (message.type) {
+      case 'log':
+        active.spec.onLog(message.level, message.text);
+        return;
+      case 'contract': {
+        const contract = parseContract(message.contract);
+        if (!contract) return this.fault('the sandbox reported a contract of an unknown shape');
+        active.contract = contract;
+        return;
+      }
+      case 'host': {
+        const { id } = message;
+        active.spec.onHost(message.op, message.a, message.b, active.abort.signal).then(
+          (value) => this.reply(active.job, id, true, value),
+          (err: unknown) =>
+            this.reply(active.job, id, false, err instanceof Error ? err.message : String(err)),
+        );
+        return;
+      }
+      case 'done': {
+        if (!active.contract) return this.fault('the tool finished before reporting its contract');
+        if (message.result.length > this.options.limits.outputBytes)
+          return active.finish(
+            {
+              ok: false,
+              stage: 'output',
+              message: `the result is ${message.result.length} characters of JSON, over the ${this.options.limits.outputBytes}-character limit; return less (fewer rows, a summary)`,
+            },
+            true,
+          );
+        let result: unknown;
+        try {
+          result = JSON.parse(message.result);
+        } catch {
+          return this.fault('the sandbox returned a result that is not JSON');
+        }
+        return active.finish(
+          {
+            ok: true,
+            contract: active.contract,
+            called: message.called,
+            result,
+            resultJson: message.result,
+          },
+          message.recycle,
+        );
+      }
+      case 'failed':
+        return active.finish(
+          { ok: false, stage: message.stage as SandboxStage, message: message.message },
+          message.recycle || message.stage === 'memory',
+        );
+    }
+  }
+
+  private reply(job: number, id: number, ok: boolean, value: unknown) {
+    if (this.active?.job !== job || !this.child.connected) return;
+    try {
+      const payload = ok
+        ? { type: 'reply', job, id, ok: true, value: JSON.stringify(value ?? null) }
+        : { type: 'reply', job, id, ok: false, error: String(value) };
+      this.child.send(payload, (err) => {
+        if (err) this.fault('the sandbox could not be answered');
+      });
+    } catch (err) {
+      this.fault(`the sandbox could not be answered: ${String(err)}`);
+    }
+  }
+
+  private fault(message: string) {
+    if (this.active) this.active.finish({ ok: false, stage: 'crash', message }, true);
+    else this.kill();
+  }
+
+  private die(message: string) {
+    if (this.dead) return;
+    this.dead = true;
+    this.active?.finish({ ok: false, stage: 'crash', message }, true);
+    this.onExit(this);
+  }
+
+  kill() {
+    if (!this.dead) {
+      this.dead = true;
+      this.onExit(this);
+    }
+    try {
+      this.child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+interface Waiter {
+  tenantId: string;
+  start: (w: Worker) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * A small pool of sandbox children. At most `size` jobs run at once, at most `perTenant` of
+ * one tenant; the rest wait in a FIFO queue for up to `queueWaitMs` and are then answered
+ * "busy". Children are started lazily, kept warm, and replaced after `recycleAfter` jobs or on
+ * any fault (timeout, crash, a message of the wrong shape, an engine that did not tear down).
+ */
+export class SandboxPool {
+  private readonly workers = new Set<Worker>();
+  private readonly idle: Worker[] = [];
+  private readonly running = new Map<string, number>();
+  private readonly queue: Waiter[] = [];
+  private closed = false;
+
+  constructor(readonly options: SandboxPoolOptions) {}
+
+  layers(): SandboxLayers {
+    return {
+      engine: 'quickjs-wasm',
+      process: 'pooled-child',
+      permission_model: true,
+      network_namespace: this.options.isolateNetwork && networkNamespaceAvailable(),
+      pool_size: this.options.size,
+    };
+  }
+
+  /** process ids of the children (for operators and fault tests) */
+  pids(): number[] {
+    return [...this.workers].map((w) => w.child.pid).filter((p): p is number => p !== undefined);
+  }
+
+  /** process ids of the children running a job right now */
+  busyPids(): number[] {
+    return [...this.workers]
+      .filter((w) => w.busy)
+      .map((w) => w.child.pid)
+      .filter((p): p is number => p !== undefined);
+  }
+
+  stats(): { workers: number; idle: number; queued: number } {
+    return { workers: this.workers.size, idle: this.idle.length, queued: this.queue.length };
+  }
+
+  async run(job: SandboxJob): Promise<SandboxOutcome> {
+    if (this.closed) return { ok: false, stage: 'busy', message: 'the sandbox is shutting down' };
+    let worker: Worker;
+    try {
+      worker = await this.acquire(job.tenantId);
+    } catch (err) {
+      return { ok: false, stage: 'busy', message: (err as Error).message };
+    }
+    try {
+      let startTimer: NodeJS.Timeout | undefined;
+      const started = await Promise.race([
+        worker.ready,
+        new Promise<boolean>((resolve) => {
+          startTimer = setTimeout(() => resolve(false), Math.max(job.timeoutMs, 5000));
+        }),
+      ]);
+      clearTimeout(startTimer);
+      if (!started) {
+        worker.kill();
+        return { ok: false, stage: 'crash', message: 'the sandbox process could not start' };
+      }
+      return await worker.run(job);
+    } finally {
+      this.release(job.tenantId, worker);
+    }
+  }
+
+  private acquire(tenantId: string): Promise<Worker> {
+    return new Promise<Worker>((resolve, reject) => {
+      const start = (w: Worker) => resolve(w);
+      if (this.canStart(tenantId)) return start(this.take(tenantId));
+      if (this.queue.length >= this.options.maxQueue) return reject(new Error(this.busyMessage()));
+      const waiter: Waiter = {
+        tenantId,
+        start,
+        reject,
+        timer: setTimeout(() => {
+          const at = this.queue.indexOf(waiter);
+          if (at >= 0) this.queue.splice(at, 1);
+          reject(new Error(this.busyMessage()));
+        }, this.options.queueWaitMs),
+      };
+      this.queue.push(waiter);
+    });
+  }
+
+  private busyMessage(): string {
+    return `busy: every sandbox for generated tools is in use (at most ${this.options.size} at once, ${this.options.perTenant} per tenant); nothing was run. Try again in a few seconds`;
+  }
+
+  private canStart(tenantId: string): boolean {
+    const inUse = this.workers.size - this.idle.length;
+    return (
+      (this.running.get(tenantId) ?? 0) < this.options.perTenant &&
+      (this.idle.length > 0 || inUse < this.options.size)
+    );
+  }
+
+  private take(tenantId: string): Worker {
+    this.running.set(tenantId, (this.running.get(tenantId) ?? 0) + 1);
+    let worker = this.idle.pop();
+    while (worker?.dead) worker = this.idle.pop();
+    if (!worker) {
+      worker = new Worker(this.options, (w) => this.forget(w));
+      this.workers.add(worker);
+    }
+    return worker;
+  }
+
+  private release(tenantId: string, worker: Worker) {
+    const n = (this.running.get(tenantId) ?? 1) - 1;
+    if (n <= 0) this.running.delete(tenantId);
+    else this.running.set(tenantId, n);
+    if (!worker.dead && !this.closed) this.idle.push(worker);
+    this.drain();
+  }
+
+  private forget(worker: Worker) {
+    this.workers.delete(worker);
+    const at = this.idle.indexOf(worker);
+    if (at >= 0) this.idle.splice(at, 1);
+    queueMicrotask(() => this.drain());
+  }
+
+  private drain() {
+    for (let i = 0; i < this.queue.length;) {
+      const waiter = this.queue[i];
+      if (!this.canStart(waiter.tenantId)) {
+        i++;
+        continue;
+      }
+      this.queue.splice(i, 1);
+      clearTimeout(waiter.timer);
+      waiter.start(this.take(waiter.tenantId));
+    }
+  }
+
+  /** Starts `n` children ahead of the first calls. */
+  warm(n = 1): void {
+    for (
+      let i = 0;
+      i < Math.min(n, this.options.size) && this.workers.size < this.options.size;
+      i++
+    ) {
+      const worker = new Worker(this.options, (w) => this.forget(w));
+      this.workers.add(worker);
+      this.idle.push(worker);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const waiter of this.queue.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.reject(new Error('the sandbox is shutting down'));
+    }
+    for (const worker of [...this.workers]) worker.kill();
+  }
 }

@@ -1,0 +1,67 @@
+import { MetaToolService } from '@app/meta-tool';
+import type { GeneratedToolView } from '@app/meta-tool';
+import type { Principal } from '@app/registry';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
+
+/**
+ * Operator controls over generated tools (roles tool_reviewer or admin of the tenant). Every
+ * change bumps the tenant's catalog version: every instance drops the tool from its lists at
+ * once, and MCP sessions are told their list changed.
+ */
+@ApiTags('meta-tool')
+@ApiBearerAuth()
+@UseGuards(AuthGuard)
+@Controller('v1/admin/generated-tools')
+export class GeneratedToolsController {
+  constructor(private readonly metaTool: MetaToolService) {}
+
+  @Get()
+  @ApiOperation({
+    summary:
+      'Generated tools of your tenant: state, author, approver, smoke-tested or not, calls, error rate, last error',
+  })
+  list(
+    @CurrentPrincipal() operator: Principal,
+  ): Promise<{ meta_tool_enabled: boolean; tools: GeneratedToolView[] }> {
+    return this.metaTool.listTools(operator);
+  }
+
+  @Post(':name/disable')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Stop serving a generated tool (kept, can be enabled again)' })
+  disable(@CurrentPrincipal() operator: Principal, @Param('name') name: string) {
+    return this.metaTool.setToolStatus(operator, name, 'disabled');
+  }
+
+  @Post(':name/enable')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Serve a disabled generated tool again' })
+  enable(@CurrentPrincipal() operator: Principal, @Param('name') name: string) {
+    return this.metaTool.setToolStatus(operator, name, 'active');
+  }
+
+  @Delete(':name')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Delete a generated tool (row and file; the audit log keeps the whole record)',
+  })
+  async remove(
+    @CurrentPrincipal() operator: Principal,
+    @Param('name') name: string,
+  ): Promise<void> {
+    await this.metaTool.deleteTool(operator, name);
+  }
+
+  @Post('meta-tool/:state')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Switch meta_tool on or off for your tenant (state: enable|disable)' })
+  setTenant(
+    @CurrentPrincipal() operator: Principal,
+    @Param('state') state: string,
+    @Body() _body: unknown,
+  ) {
+    return this.metaTool.setTenantEnabled(operator, state === 'enable');
+  }
+}
