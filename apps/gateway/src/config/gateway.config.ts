@@ -34,6 +34,8 @@ export interface GatewaySettings {
   };
   mcp: {
     sessionIdleMs: number;
+    /** idle limit of a session with no notification stream open (clients that never close) */
+    streamlessIdleMs: number;
     maxSessionsPerUser: number;
     /** browser origins allowed to call /mcp (requests without Origin are not browsers) */
     allowedOrigins: string[];
@@ -174,6 +176,13 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
     },
     mcp: {
       sessionIdleMs: integer(env, 'MCP_SESSION_IDLE_MS', 30 * 60_000, 1000, 24 * 3600_000),
+      streamlessIdleMs: integer(
+        env,
+        'MCP_SESSION_STREAMLESS_IDLE_MS',
+        5 * 60_000,
+        1000,
+        24 * 3600_000,
+      ),
       maxSessionsPerUser: integer(env, 'MCP_MAX_SESSIONS_PER_USER', 10, 1, 1000),
       allowedOrigins: origins(env),
     },

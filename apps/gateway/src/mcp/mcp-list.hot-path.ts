@@ -41,7 +41,7 @@ export class McpListHotPath implements HotPath {
     const listed = this.servers.cachedList({ principal, context: session.identity.context });
     if (!listed) return undefined;
     session.identity.principal = principal;
-    session.fingerprint = listed.fingerprint;
+    this.sessions.listed(session, listed.fingerprint);
     const tail = `${JSON.stringify(id)}}`;
     return {
       headers: { 'content-type': 'application/json', 'mcp-session-id': sessionId },

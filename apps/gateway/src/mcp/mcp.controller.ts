@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
-import { McpSessions, ownerOf, TooManySessionsError } from './mcp-sessions.service';
+import { McpSessions, ownerOf, SessionOwnerError } from './mcp-sessions.service';
 
 async function rpcError(
   reply: FastifyReply,
@@ -54,12 +54,24 @@ export class McpController {
     }
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const session = this.sessions.get(sessionId);
+      let session;
+      try {
+        session = await this.sessions.find(sessionId, principal);
+      } catch (err) {
+        if (err instanceof SessionOwnerError) return rpcError(reply, 403, -32600, err.message);
+        throw err;
+      }
       if (!session) return rpcError(reply, 404, -32001, 'session not found; initialize a new one');
       if (session.owner !== ownerOf(principal))
         return rpcError(reply, 403, -32600, 'this session belongs to another user');
       session.identity.principal = principal;
       reply.hijack();
+      // a GET is the session's notification stream: announce changes on it while it is open
+      const closed =
+        request.method === 'GET'
+          ? this.sessions.streamOpened(session, () => reply.raw.headersSent)
+          : undefined;
+      if (closed) reply.raw.once('close', closed);
       await session.transport.handleRequest(request.raw, reply.raw, request.body);
       return;
     }
@@ -76,13 +88,8 @@ export class McpController {
     const context = query.context || (typeof header === 'string' && header) || undefined;
     // An unknown context is refused now (400 listing the valid ones), not on the first list.
     await this.catalog.visibleSet(principal, context);
-    let transport;
-    try {
-      transport = await this.sessions.open({ principal, context });
-    } catch (err) {
-      if (err instanceof TooManySessionsError) return rpcError(reply, 429, -32000, err.message);
-      throw err;
-    }
+    const params = (request.body as { params?: { protocolVersion?: unknown } }).params;
+    const transport = await this.sessions.open({ principal, context }, params?.protocolVersion);
     reply.hijack();
     await transport.handleRequest(request.raw, reply.raw, request.body);
   }
