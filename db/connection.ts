@@ -74,6 +74,12 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
     async withSession(fn) {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // The server may drop the connection between two queries of the session (network
+      // blip, pg_terminate_backend): without a listener that 'error' would crash the process.
+      const lost = (err: Error): void => {
+        broken ??= err;
+      };
+      client.on('error', lost);
       try {
         return await fn({
           async script(text) {
@@ -100,6 +106,7 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
           },
         });
       } finally {
+        client.removeListener('error', lost);
         client.release(broken);
       }
     },

@@ -93,8 +93,8 @@ async function waitFor(
   }
 }
 
-async function answers(url: string): Promise<boolean> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+async function answers(url: string, timeoutMs = 1000): Promise<boolean> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
   await res.arrayBuffer();
   return res.ok;
 }
@@ -155,14 +155,25 @@ class ReplicaProcess implements Replica {
     return new Promise((resolve) => child.once('exit', () => resolve()));
   }
 
-  /** liveness: three /healthz failures in a row and the replica is killed (then restarted) */
+  private probing = false;
+
+  /**
+   * Liveness: /healthz unanswered (3 s each) five times in a row and the replica is killed,
+   * then started again. Generous on purpose: a busy replica is slow, not dead.
+   */
   async probe(): Promise<void> {
-    if (!this.running) return;
-    const ok = await answers(`http://127.0.0.1:${this.port}/healthz`).catch(() => false);
-    this.failures = ok ? 0 : this.failures + 1;
-    if (this.failures >= 3) {
-      this.log(`[cluster] ${this.name} failed /healthz 3 times: killing it`);
-      this.kill('SIGKILL');
+    if (!this.running || this.probing) return;
+    this.probing = true;
+    try {
+      const ok = await answers(`http://127.0.0.1:${this.port}/healthz`, 3000).catch(() => false);
+      this.failures = ok ? 0 : this.failures + 1;
+      if (this.failures >= 5) {
+        this.failures = 0;
+        this.log(`[cluster] ${this.name} failed /healthz 5 times in a row: killing it`);
+        this.kill('SIGKILL');
+      }
+    } finally {
+      this.probing = false;
     }
   }
 
