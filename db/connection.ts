@@ -67,6 +67,9 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
   // An idle client that dies (server restart) must not crash the process.
   pool.on('error', () => undefined);
+  // ...nor one that dies while checked out between two queries (pg-pool listens only while
+  // a client is idle; Kysely's transactions hold one): the next query on it fails instead.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     kind: 'postgres',

@@ -97,8 +97,13 @@ class Recorder {
 
   warmupEnd = 0;
 
-  add(s: Omit<Sample, 'phase'>): void {
+  /** the first full text of each class of failure, for the report */
+  readonly examples = new Map<string, string>();
+
+  add(s: Omit<Sample, 'phase'>, detail?: string): void {
     this.samples.push({ ...s, phase: this.phaseAt(s.t) });
+    if (s.cls !== 'ok' && detail && !this.examples.has(s.cls))
+      this.examples.set(s.cls, detail.slice(0, 300));
   }
 }
 
@@ -307,12 +312,15 @@ async function main(): Promise<void> {
       if (status >= 400) return `${status}`;
       return 'ok';
     };
-    const timed = async (op: string, fn: () => Promise<{ status: number; cls: string }>) => {
+    const timed = async (
+      op: string,
+      fn: () => Promise<{ status: number; cls: string; detail?: string }>,
+    ) => {
       const t = rec.now();
       const started = performance.now();
       try {
-        const { status, cls } = await fn();
-        rec.add({ t, ms: performance.now() - started, op, status, cls });
+        const { status, cls, detail } = await fn();
+        rec.add({ t, ms: performance.now() - started, op, status, cls }, detail);
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause?.code;
         const message = err instanceof Error ? err.message : String(err);
@@ -325,7 +333,7 @@ async function main(): Promise<void> {
           rec.inPause(t, rec.now())
         )
           cls = '503_unavailable_in_pause';
-        rec.add({ t, ms: performance.now() - started, op, status: 0, cls });
+        rec.add({ t, ms: performance.now() - started, op, status: 0, cls }, message);
       }
     };
     const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)];
@@ -338,7 +346,7 @@ async function main(): Promise<void> {
         const t0 = rec.now();
         const r = await http(w, 'GET', `/v1/tools?format=${format}&context=${context}`);
         const cls = classify(r.status, r.json, t0);
-        if (cls !== 'ok') return { status: r.status, cls };
+        if (cls !== 'ok') return { status: r.status, cls, detail: JSON.stringify(r.json) };
         return {
           status: r.status,
           cls: judgeList(w, format, context, namesOf(format, r.json), t0),
@@ -352,7 +360,7 @@ async function main(): Promise<void> {
           arguments: args,
         });
         const cls = classify(r.status, r.json, t0);
-        if (cls !== 'ok') return { status: r.status, cls };
+        if (cls !== 'ok') return { status: r.status, cls, detail: JSON.stringify(r.json) };
         const body = r.json as { is_error: boolean; error?: { code: string } };
         if (!body.is_error) return { status: r.status, cls: 'ok' };
         const code = body.error?.code ?? 'UNKNOWN';
@@ -367,7 +375,7 @@ async function main(): Promise<void> {
 
     // long-lived MCP sessions (agents), through the load balancer
     const mcpUsers = [alice, root, alice];
-    for (const w of mcpUsers) {
+    const connectMcp = async (w: Who): Promise<Client> => {
       const transport = new StreamableHTTPClientTransport(new URL(`${lb}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${await token(w)}` } },
         reconnectionOptions: {
@@ -380,8 +388,18 @@ async function main(): Promise<void> {
       const client = new Client({ name: 'soak', version: '1' });
       client.onerror = () => undefined;
       await client.connect(transport);
-      mcpClients.push(client);
-    }
+      return client;
+    };
+    for (const w of mcpUsers) mcpClients.push(await connectMcp(w));
+    let sessionsLost = 0;
+    /** a client told its session is gone starts a new one, as agents do (and it is counted) */
+    const renew = async (i: number, err: unknown): Promise<void> => {
+      if (!/session not found/.test(String(err))) return;
+      sessionsLost += 1;
+      const old = mcpClients[i];
+      mcpClients[i] = await connectMcp(mcpUsers[i]);
+      await old.close().catch(() => undefined);
+    };
     const mcpOp = () => {
       const i = Math.floor(Math.random() * mcpClients.length);
       const client = mcpClients[i];
@@ -389,7 +407,10 @@ async function main(): Promise<void> {
       return Math.random() < 0.5
         ? timed('mcp_list', async () => {
             const t0 = rec.now();
-            const { tools } = await client.listTools();
+            const { tools } = await client.listTools().catch(async (err: unknown) => {
+              await renew(i, err).catch(() => undefined);
+              throw err;
+            });
             return {
               status: 200,
               cls: judgeList(
@@ -410,10 +431,15 @@ async function main(): Promise<void> {
               ),
             );
             const t0 = rec.now();
-            const result = await client.callTool({
-              name: `query_report_${report}`,
-              arguments: args,
-            });
+            const result = await client
+              .callTool({
+                name: `query_report_${report}`,
+                arguments: args,
+              })
+              .catch(async (err: unknown) => {
+                await renew(i, err).catch(() => undefined);
+                throw err;
+              });
             if (!result.isError) return { status: 200, cls: 'ok' };
             const text = JSON.stringify(result.content);
             return {
@@ -632,6 +658,9 @@ async function main(): Promise<void> {
             )
               finalStale += 1;
           }
+    rec.notes.push(
+      `MCP sessions the clients had to open again (told "session not found"): ${sessionsLost}`,
+    );
     await writeReport({
       rec,
       minutes,
@@ -810,6 +839,10 @@ A fault's phase runs from its start to ${RECOVERY_MS / 1000} s after it ended.
 | --- | --- | --- | --- | --- |
 ${phaseRows.join('\n')}
 
+Example of each failure class:
+
+${[...rec.examples.entries()].map(([c, d]) => `- \`${c}\`: \`${d.replace(/`/g, "'")}\``).join('\n')}
+
 Slowest requests:
 
 | op | phase | at (s) | ms | class |
@@ -834,6 +867,10 @@ Listers and contexts that see the soak's reports (read at start with a probe rep
 ${o.seesSoak.join(', ')}.
 `;
   writeFileSync(o.out, md);
+  writeFileSync(
+    path.join(ROOT, '.data', 'soak', 'last-samples.json'),
+    JSON.stringify({ phases: rec.phases, samples }),
+  );
   process.stderr.write(`[soak] wrote ${path.relative(ROOT, o.out)}\n`);
   process.stdout.write(md);
 }

@@ -117,6 +117,32 @@ describe('MCP sessions shared through Redis (e2e, two replicas)', () => {
     expect((await listOn(b, 'no-such-session', alice)).status).toBe(404);
   });
 
+  it('keeps a session whose state Redis lost (restarted empty): its replica saves it again', async () => {
+    const id = await initialize(a, alice);
+    expect((await listOn(a, id, alice)).status).toBe(200);
+    await redis.del(`mcp:s:${id}`, `mcp:e:${id}`);
+    await eventually(
+      async () => {
+        expect((await listOn(a, id, alice)).status).toBe(200);
+        expect(await redis.exists(`mcp:s:${id}`)).toBe(1);
+      },
+      { timeoutMs: 5000, intervalMs: 250 },
+    );
+    expect((await listOn(b, id, alice)).status).toBe(200);
+    // a session ended on purpose leaves a tombstone: it is not brought back
+    const ended = await a.request('/mcp', {
+      method: 'DELETE',
+      as: alice,
+      headers: { 'mcp-session-id': id },
+    });
+    expect(ended.status).toBe(200);
+    await eventually(async () => expect((await listOn(b, id, alice)).status).toBe(404), {
+      timeoutMs: 5000,
+      intervalMs: 250,
+    });
+    expect(await redis.exists(`mcp:s:${id}`)).toBe(0);
+  });
+
   it('keeps the client working when its replica disappears: list_changed arrives from the other', async () => {
     // the client talks to a proxy in front of A; then the proxy drops every connection and
     // comes back on the same port in front of B, as a load balancer does when A dies

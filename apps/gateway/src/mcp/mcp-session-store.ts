@@ -22,6 +22,8 @@ function splitEventId(eventId: string): [string, string] | undefined {
   return [eventId.slice(0, bar), eventId.slice(bar + 1)];
 }
 
+export type Liveness = 'alive' | 'closed' | 'lost';
+
 /** How many events a session keeps for replay (a reconnecting client needs the last few). */
 export const EVENTS_KEPT = 100;
 
@@ -199,30 +201,44 @@ return 1`,
     };
   }
 
+  tombstoneKey(id: string): string {
+    return `mcp:x:${id}`;
+  }
+
   /**
    * A replica holds the session's notification stream open: the session is alive (not
    * expired by other replicas), though not "used" (its rank for eviction stays).
    */
-  async streamAlive(id: string): Promise<boolean> {
+  async streamAlive(id: string): Promise<Liveness> {
     const r = this.redis as Redis & {
       mcpStreamAlive(s: string, e: string, ttl: number, now: number): Promise<number>;
     };
-    return (
-      (await r.mcpStreamAlive(this.sessionKey(id), this.eventsKey(id), this.ttlMs, Date.now())) ===
-      1
+    const alive = await r.mcpStreamAlive(
+      this.sessionKey(id),
+      this.eventsKey(id),
+      this.ttlMs,
+      Date.now(),
     );
+    if (alive === 1) return 'alive';
+    return (await this.redis.exists(this.tombstoneKey(id))) ? 'closed' : 'lost';
   }
 
-  /** Marks a use; false when the session is gone from Redis (closed or evicted elsewhere). */
-  async touch(id: string, owner: string): Promise<boolean> {
+  /**
+   * Marks a use. 'closed': ended on purpose (DELETE, eviction, idle) by some replica;
+   * 'lost': Redis no longer has it though nobody ended it (Redis restarted empty), and the
+   * replica holding it should save it again.
+   */
+  async touch(id: string, owner: string): Promise<Liveness> {
     const results = await this.redis
       .multi()
       .pexpire(this.sessionKey(id), this.ttlMs)
       .pexpire(this.eventsKey(id), this.ttlMs)
       .zadd(this.userKey(owner), 'XX', Date.now(), id)
       .pexpire(this.userKey(owner), this.ttlMs)
+      .exists(this.tombstoneKey(id))
       .exec();
-    return results?.[0]?.[1] === 1;
+    if (results?.[0]?.[1] === 1) return 'alive';
+    return results?.[4]?.[1] === 1 ? 'closed' : 'lost';
   }
 
   /** 1 changed (notify), 0 unchanged, -1 the session is gone. */
@@ -262,11 +278,17 @@ return 1`,
     return Math.max(Number(score ?? 0), Number(hb ?? 0));
   }
 
+  async wasClosed(id: string): Promise<boolean> {
+    return (await this.redis.exists(this.tombstoneKey(id))) === 1;
+  }
+
+  /** Ends a session for every replica; a tombstone tells them it was ended, not lost. */
   async remove(id: string, owner: string): Promise<void> {
     await this.redis
       .multi()
       .del(this.sessionKey(id), this.eventsKey(id))
       .zrem(this.userKey(owner), id)
+      .set(this.tombstoneKey(id), '1', 'PX', this.ttlMs)
       .exec();
   }
 }

@@ -144,18 +144,7 @@ export class McpSessions implements OnModuleDestroy {
       // what the client will see first; changes are judged against it
       const listed = await this.servers.list(identity).catch(() => undefined);
       session.fingerprint ??= listed?.fingerprint;
-      await this.shared
-        ?.save(session.id, {
-          owner,
-          context: identity.context,
-          protocolVersion,
-          fingerprint: session.fingerprint ?? '',
-        })
-        .catch((err: unknown) =>
-          this.logger.warn(
-            `session ${session.id} is local to this replica (Redis: ${message(err)})`,
-          ),
-        );
+      await this.saveShared(session);
     });
     await session.server.connect(session.transport);
     return session.transport;
@@ -317,10 +306,25 @@ export class McpSessions implements OnModuleDestroy {
       why === 'request'
         ? this.shared.touch(session.id, session.owner)
         : this.shared.streamAlive(session.id);
-    void touched.then((alive) => {
-      // closed (DELETE) or evicted on another replica: drop this replica's handle too
-      if (!alive) void this.close(session.id);
+    void touched.then((liveness) => {
+      // closed (DELETE, eviction) on another replica: drop this replica's handle too
+      if (liveness === 'closed') void this.close(session.id);
+      // Redis restarted empty: this replica still knows the session, so it saves it again
+      if (liveness === 'lost') void this.saveShared(session);
     }, noop);
+  }
+
+  private async saveShared(session: McpSession): Promise<void> {
+    await this.shared
+      ?.save(session.id, {
+        owner: session.owner,
+        context: session.identity.context,
+        protocolVersion: session.protocolVersion,
+        fingerprint: session.fingerprint ?? '',
+      })
+      .catch((err: unknown) =>
+        this.logger.warn(`session ${session.id} is local to this replica (Redis: ${message(err)})`),
+      );
   }
 
   /** At the cap, closes the user's least recently used sessions (here and in Redis). */
@@ -405,7 +409,10 @@ export class McpSessions implements OnModuleDestroy {
       if (this.shared?.ready) {
         const changed = await this.shared.setFingerprint(session.id, fingerprint);
         session.fingerprint = fingerprint;
-        if (changed === -1) return void this.close(session.id);
+        if (changed === -1) {
+          if (await this.shared.wasClosed(session.id)) return void this.close(session.id);
+          await this.saveShared(session); // Redis lost it: keep it, with the new fingerprint
+        }
         if (changed === 0) return;
       } else {
         session.fingerprint = fingerprint;
