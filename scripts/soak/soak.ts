@@ -562,8 +562,11 @@ async function main(): Promise<void> {
     const fault = async (name: string, fn: () => Promise<void>) => {
       const start = rec.now();
       process.stderr.write(`[soak] ${(start / 1000).toFixed(0)} s: ${name}\n`);
+      // the phase exists from its start: answers arriving during the fault belong to it
+      const phase = { name, start, end: Infinity };
+      rec.phases.push(phase);
       await fn();
-      rec.phases.push({ name, start, end: rec.now() });
+      phase.end = rec.now();
     };
     const c = cluster;
     const faults: Array<[number, string, () => Promise<void>]> = [
