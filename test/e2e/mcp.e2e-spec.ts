@@ -104,7 +104,7 @@ describe('MCP server over Streamable HTTP (e2e, SDK client)', () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual(rest.result);
     expect((result.content as Array<{ type: string; text: string }>)[0].text).toMatch(
-      /^1 row\(s\), page 1, no more pages\. Columns: region, order_count, total_amount\. Rows: \[\{"region":"east"/,
+      /^1 row\(s\), result rows 1-1 \(page 1, page_size 20\); no more pages\.\ncolumns: \["region","order_count","total_amount"\]\n\["east",/,
     );
   });
 
@@ -134,6 +134,8 @@ describe('MCP server over Streamable HTTP (e2e, SDK client)', () => {
       (missing as Error).message.replace('nope', 'X'),
     );
     expect((forbidden as Error).message).toContain('-32602');
+    // the code once, not "MCP error -32602: MCP error -32602: ..."
+    expect((missing as Error).message).toMatch(/^MCP error -32602: (?!MCP error)/);
   });
 
   it('scopes a session to the business context named at initialize (header or query)', async () => {

@@ -93,7 +93,7 @@ describe('REST tools API (e2e, real Postgres)', () => {
     const res = await gw.request('/v1/tools?format=cohere', { as: alice });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toContain(
-      'openai, anthropic',
+      'openai, openai-responses, anthropic, gemini, mcp',
     );
   });
 

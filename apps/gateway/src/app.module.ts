@@ -6,12 +6,15 @@ import { APP_FILTER } from '@nestjs/core';
 import { AdminReportsController } from './admin/admin-reports.controller';
 import { MetaToolController } from './admin/meta-tool.controller';
 import { AuthModule } from './auth/auth.module';
+import { ClientRegistrationController, WellKnownController } from './auth/well-known.controller';
 import { gatewayConfig, validateEnvironment } from './config/gateway.config';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
 import { McpModule } from './mcp/mcp.module';
 import { DomainExceptionFilter } from './http/domain-exception.filter';
 import { AccessController } from './tools/access.controller';
+import { ToolCallHotPath } from './tools/tool-call.hot-path';
+import { ToolCallsController } from './tools/tool-calls.controller';
 import { ToolListHotPath } from './tools/tool-list.hot-path';
 import { ToolsController } from './tools/tools.controller';
 
@@ -31,11 +34,18 @@ import { ToolsController } from './tools/tools.controller';
   ],
   controllers: [
     ToolsController,
+    ToolCallsController,
     AccessController,
     AdminReportsController,
     MetaToolController,
     HealthController,
+    WellKnownController,
+    ClientRegistrationController,
   ],
-  providers: [{ provide: APP_FILTER, useClass: DomainExceptionFilter }, ToolListHotPath],
+  providers: [
+    { provide: APP_FILTER, useClass: DomainExceptionFilter },
+    ToolListHotPath,
+    ToolCallHotPath,
+  ],
 })
 export class AppModule {}

@@ -6,6 +6,8 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { HotPaths } from './http/hot-paths';
 import { McpListHotPath } from './mcp/mcp-list.hot-path';
+import { ToolCallHotPath } from './tools/tool-call.hot-path';
+import { installMcpRequestRules } from './mcp/mcp-request-rules';
 import { ToolListHotPath } from './tools/tool-list.hot-path';
 
 /** Builds the app (also used by e2e tests and benches); does not listen. */
@@ -27,9 +29,10 @@ export async function createGateway(
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
+  installMcpRequestRules(app.getHttpAdapter().getInstance());
   hotPaths.install(
     app.getHttpAdapter().getInstance(),
-    [app.get(ToolListHotPath), app.get(McpListHotPath)],
+    [app.get(ToolListHotPath), app.get(ToolCallHotPath), app.get(McpListHotPath)],
     app.get(Metrics),
   );
   app.enableShutdownHooks();

@@ -135,6 +135,14 @@ export class AccessPolicy {
     return [...this.contexts.keys()].sort();
   }
 
+  /** The tenant's business contexts with their descriptions, sorted by name. */
+  contextList(): Array<{ name: string; description: string }> {
+    return this.contextNames().map((name) => ({
+      name,
+      description: this.contexts.get(name)?.description ?? '',
+    }));
+  }
+
   hasContext(name: string): boolean {
     return this.contexts.has(name);
   }

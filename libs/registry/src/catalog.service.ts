@@ -145,6 +145,11 @@ export class CatalogService {
     return this.toolsetKey(catalog, principal, context).key;
   }
 
+  /** The tenant's business contexts, from memory; undefined when its catalog is not held. */
+  cachedContexts(tenantId: string): Array<{ name: string; description: string }> | undefined {
+    return this.store.current(tenantId)?.access.contextList();
+  }
+
   /** A list body already in L1, without any I/O; undefined when `listBody` must be asked. */
   cachedListBody(
     principal: Principal,
@@ -208,6 +213,22 @@ export class CatalogService {
   /** Drops every cached list (L1); L2 keys carry the version, so stale ones are never read. */
   clearLists(): void {
     this.lists.clear();
+  }
+
+  /**
+   * `resolve` without any I/O, for the call fast lane: the tool when the tenant's catalog is
+   * in memory and vouched for and the caller may use the tool; else undefined (ask `resolve`).
+   */
+  cachedResolve(
+    principal: Principal,
+    name: string,
+  ): { catalog: TenantCatalog; tool: ServedTool } | undefined {
+    const catalog = this.store.current(principal.tenantId);
+    if (!catalog) return undefined;
+    const tool = this.index(catalog).get(name);
+    if (!tool) return undefined;
+    const roles = catalog.access.effectiveRoles(principal);
+    return this.permits(catalog, principal, roles, tool, undefined) ? { catalog, tool } : undefined;
   }
 
   /** A tool in the caller's own visible set; missing and forbidden are the same error. */

@@ -17,6 +17,15 @@ export class ToolCallService {
     private readonly generated: GeneratedToolRunner | null = null,
   ) {}
 
+  /**
+   * The answer to a call whose arguments could not be read (a JSON string that does not
+   * parse): the same 404 as a call for a tool the caller cannot use, else INVALID_ARGUMENTS.
+   */
+  async refuse(principal: Principal, name: string, message: string): Promise<ToolCallOutcome> {
+    await this.catalog.resolve(principal, name);
+    return { tool: name, is_error: true, error: { code: 'INVALID_ARGUMENTS', message } };
+  }
+
   async call(principal: Principal, name: string, args: unknown): Promise<ToolCallOutcome> {
     const { catalog, tool } = await this.catalog.resolve(principal, name);
     switch (tool.kind) {

@@ -44,7 +44,7 @@ export class ArgumentValidator {
         message: `"${bound}" is bound to your identity and cannot be passed as an argument; remove it`,
       };
     }
-    const args: ToolArguments = structuredClone(input) as ToolArguments;
+    const args = withoutNulls(structuredClone(input) as ToolArguments, this.schema);
     if (!this.validate(args)) {
       return { ok: false, message: describeErrors(this.validate.errors ?? [], this.schema) };
     }
@@ -71,6 +71,31 @@ export class ArgumentValidator {
     }
     return undefined;
   }
+}
+
+/**
+ * `null` for an optional argument means "not given": strict provider modes make every property
+ * required and send null for the unused ones. A range whose bounds are all null is not given
+ * either. A null for a required argument stays, and fails validation with its own message.
+ */
+export function withoutNulls(args: ToolArguments, schema: JsonSchema): ToolArguments {
+  const required = new Set(schema.required ?? []);
+  for (const [key, property] of Object.entries(schema.properties ?? {})) {
+    if (required.has(key) || !(key in args)) continue;
+    const value = args[key];
+    if (value === null) {
+      delete args[key];
+    } else if (property.type === 'object' && isPlainObject(value)) {
+      const keys = Object.keys(value);
+      const kept = withoutNulls(value, property);
+      if (keys.length > 0 && Object.keys(kept).length === 0) delete args[key];
+    }
+  }
+  return args;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -5,6 +5,8 @@ export * from './formats';
 export * from './identity';
 export * from './json-schema';
 export * from './paging';
+export * from './provider-schema';
+export * from './result-text';
 export * from './report';
 export * from './report-document';
 export * from './report-tool';

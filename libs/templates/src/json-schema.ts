@@ -1,9 +1,11 @@
-import type { ReportFilter } from './report';
+import type { FieldType, ReportField, ReportFilter } from './report';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './report';
 
 /** The subset of JSON Schema the gateway emits: enough for OpenAI, Anthropic and MCP. */
+export type JsonType = 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';
+
 export interface JsonSchema {
-  type?: 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array';
+  type?: JsonType | JsonType[];
   description?: string;
   properties?: Record<string, JsonSchema>;
   required?: string[];
@@ -88,6 +90,46 @@ export const REPORT_RESULT_SCHEMA: JsonSchema = {
   },
   required: ['columns', 'rows', 'page', 'page_size', 'has_more'],
 };
+
+/**
+ * A value of a declared field as the executor returns it. Any column may be NULL; a bigint
+ * past 2^53 comes back as text; dates and timestamps as text.
+ */
+function fieldValueSchema(type: FieldType): JsonSchema {
+  switch (type) {
+    case 'string':
+    case 'date':
+    case 'timestamp':
+      return { type: ['string', 'null'] };
+    case 'integer':
+      return { type: ['integer', 'string', 'null'] };
+    case 'number':
+      return { type: ['number', 'null'] };
+    case 'boolean':
+      return { type: ['boolean', 'null'] };
+    case 'json':
+      return {};
+  }
+}
+
+/** REPORT_RESULT_SCHEMA with rows typed from the report's declared fields. */
+export function reportResultSchema(fields: readonly ReportField[]): JsonSchema {
+  if (fields.length === 0) return REPORT_RESULT_SCHEMA;
+  const properties: Record<string, JsonSchema> = {};
+  for (const field of fields) {
+    properties[field.name] = {
+      ...fieldValueSchema(field.type),
+      ...(field.description ? { description: field.description } : {}),
+    };
+  }
+  return {
+    ...REPORT_RESULT_SCHEMA,
+    properties: {
+      ...REPORT_RESULT_SCHEMA.properties,
+      rows: { type: 'array', items: { type: 'object', properties } },
+    },
+  };
+}
 
 /** JSON Schema of a report tool's arguments: one property per filter plus paging. */
 export function argumentsSchema(filters: readonly ReportFilter[]): JsonSchema {

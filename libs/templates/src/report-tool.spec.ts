@@ -158,12 +158,26 @@ describe('formats', () => {
     });
     expect(formatTool(tool, 'mcp')).toEqual({
       name: tool.name,
+      title: 'Sales by region',
       description: tool.description,
       inputSchema: tool.inputSchema,
       outputSchema: expect.objectContaining({
         required: ['columns', 'rows', 'page', 'page_size', 'has_more'],
       }),
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+      annotations: {
+        title: 'Sales by region',
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+      },
+    });
+    // rows typed from the declared fields, every value nullable
+    expect((tool.outputSchema?.properties?.rows as { items: unknown }).items).toEqual({
+      type: 'object',
+      properties: {
+        region: { type: ['string', 'null'] },
+        total_amount: { type: ['number', 'null'] },
+      },
     });
   });
 });

@@ -5,7 +5,7 @@ import { TemplateError } from './errors';
 import type { ToolDefinition } from './formats';
 import type { Identity } from './identity';
 import { identityValue, isIdentityParam } from './identity';
-import { argumentsSchema, REPORT_RESULT_SCHEMA } from './json-schema';
+import { argumentsSchema, reportResultSchema } from './json-schema';
 import type { ReportMetadata } from './report';
 import { TOOL_NAME_PREFIX } from './report';
 import { pagedQuery } from './paging';
@@ -34,9 +34,10 @@ export class ReportTool {
     this.identityParams = this.bound.parameterNames.filter(isIdentityParam);
     this.definition = {
       name: reportToolName(report.id),
+      title: report.name,
       description: toolDescription(report),
       inputSchema: argumentsSchema(report.filters),
-      outputSchema: REPORT_RESULT_SCHEMA,
+      outputSchema: reportResultSchema(report.fields),
       readOnly: true,
     };
   }

@@ -20,10 +20,20 @@ export interface GatewaySettings {
     audience: string | undefined;
     /** token claims a template may bind as `:claim_<name>` */
     boundClaims: string[];
+    /** where tenant, user and roles are read from in a token (a dotted path for nested claims) */
+    claimNames: { tenant: string; user: string; roles: string };
+    /** named in /.well-known/oauth-protected-resource; default: the issuer when set */
+    authorizationServers: string[];
   };
+  /** the gateway's public origin (for resource metadata); default: from the request's Host */
+  publicUrl: string | undefined;
   reports: {
     statementTimeoutMs: number;
     maxResultBytes: number;
+    /** work_mem of a report query (kB) */
+    workMemKb: number;
+    /** temp_file_limit of a report query (kB); 0 leaves the server's setting */
+    tempFileLimitKb: number;
   };
   metaTool: {
     /** generated tools on disk, one directory per tenant */
@@ -37,6 +47,8 @@ export interface GatewaySettings {
     /** idle limit of a session with no notification stream open (clients that never close) */
     streamlessIdleMs: number;
     maxSessionsPerUser: number;
+    /** the most UTF-8 bytes of rows a tool result's text content (what the model reads) holds */
+    textMaxBytes: number;
     /** browser origins allowed to call /mcp (requests without Origin are not browsers) */
     allowedOrigins: string[];
   };
@@ -65,6 +77,10 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 function url(env: Env, name: string, protocols: string[]): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
+  return urlValue(name, raw, protocols);
+}
+
+function urlValue(name: string, raw: string, protocols: string[]): string {
   let parsed: URL;
   try {
     parsed = new URL(raw);
@@ -142,13 +158,34 @@ function auth(env: Env, mode: GatewaySettings['nodeEnv']): GatewaySettings['auth
   const bad = claims.find((c) => !/^[a-z][a-z0-9_]*$/.test(c));
   if (bad)
     throw new ConfigError(`AUTH_BOUND_CLAIMS entries must match ^[a-z][a-z0-9_]*$; got "${bad}"`);
+  const issuer = env.AUTH_ISSUER || undefined;
+  const servers = (env.AUTH_AUTHORIZATION_SERVERS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const server of servers) urlValue('AUTH_AUTHORIZATION_SERVERS', server, ['https:', 'http:']);
   return {
     jwtSecret,
     jwksUrl,
-    issuer: env.AUTH_ISSUER || undefined,
+    issuer,
     audience: env.AUTH_AUDIENCE || undefined,
     boundClaims: claims,
+    claimNames: {
+      tenant: claimPath(env, 'AUTH_TENANT_CLAIM', 'tenant'),
+      user: claimPath(env, 'AUTH_USER_CLAIM', 'sub'),
+      roles: claimPath(env, 'AUTH_ROLES_CLAIM', 'roles'),
+    },
+    authorizationServers: servers.length > 0 ? servers : issuer ? [issuer] : [],
   };
+}
+
+function claimPath(env: Env, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  if (!/^[A-Za-z_][A-Za-z0-9_:/-]*(\.[A-Za-z_][A-Za-z0-9_:/-]*)*$/.test(raw) || raw.length > 200)
+    throw new ConfigError(
+      `${name} must be a claim name or a dotted path like realm_access.roles; got "${raw}"`,
+    );
+  return raw;
 }
 
 /** Parses the environment; throws a ConfigError naming the first bad variable. */
@@ -164,9 +201,12 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: keyPrefix(env),
     auth: auth(env, mode),
+    publicUrl: url(env, 'PUBLIC_URL', ['https:', 'http:'])?.replace(/\/+$/, ''),
     reports: {
       statementTimeoutMs: integer(env, 'REPORT_STATEMENT_TIMEOUT_MS', 5000, 100, 300_000),
       maxResultBytes: integer(env, 'REPORT_MAX_RESULT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+      workMemKb: integer(env, 'REPORT_WORK_MEM_KB', 8 * 1024, 64, 1024 * 1024),
+      tempFileLimitKb: integer(env, 'REPORT_TEMP_FILE_LIMIT_KB', 256 * 1024, 0, 1024 * 1024 * 1024),
     },
     metaTool: {
       directory: env.GENERATED_TOOLS_DIR || `${env.DATA_DIR || '.data'}/generated-tools`,
@@ -184,6 +224,7 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
         24 * 3600_000,
       ),
       maxSessionsPerUser: integer(env, 'MCP_MAX_SESSIONS_PER_USER', 10, 1, 1000),
+      textMaxBytes: integer(env, 'TOOL_TEXT_MAX_BYTES', 64 * 1024, 2048, 16 * 1024 * 1024),
       allowedOrigins: origins(env),
     },
     cache: {

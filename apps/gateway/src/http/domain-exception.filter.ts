@@ -3,10 +3,13 @@ import type { MetaToolErrorCode } from '@app/meta-tool';
 import { RegistryError } from '@app/registry';
 import type { RegistryErrorCode } from '@app/registry';
 import { TemplateError } from '@app/templates';
-import { Catch, HttpException, Logger } from '@nestjs/common';
+import { Catch, HttpException, Inject, Logger } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bearerChallenge, publicBaseUrl } from '../auth/resource-metadata';
 import { AuthError } from '../auth/token-verifier';
+import { gatewayConfig } from '../config/gateway.config';
+import type { GatewayConfig } from '../config/gateway.config';
 
 interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };
@@ -43,18 +46,61 @@ function registryStatus(code: RegistryErrorCode): number {
   }
 }
 
+function isMcpPath(url: string | undefined): boolean {
+  return url !== undefined && /^\/mcp(?:[/?]|$)/.test(url);
+}
+
+/** A body the JSON parser refused (Fastify's content-type parser errors, or a SyntaxError). */
+function isBodyParseError(exception: unknown): boolean {
+  const code = (exception as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('FST_ERR_CTP_')) return true;
+  if (exception instanceof SyntaxError) return true;
+  const cause = exception instanceof HttpException ? exception.cause : undefined;
+  return cause !== undefined && cause !== exception && isBodyParseError(cause);
+}
+
+/** JSON-RPC 2.0 codes: -32700 parse, -32600 invalid request, -32602 invalid params, -32603 internal. */
+function jsonRpcError(
+  exception: unknown,
+  status: number,
+  body: ErrorBody,
+): { code: number; message: string; data?: Record<string, unknown> } {
+  const { message, details } = body.error;
+  const data = { status, code: body.error.code, ...(details ?? {}) };
+  if (status === 400 && (isBodyParseError(exception) || /JSON|body/i.test(message)))
+    return { code: -32700, message: `Parse error: ${message}`, data };
+  if (exception instanceof RegistryError && exception.code === 'UNKNOWN_CONTEXT')
+    return { code: -32602, message, data };
+  if (status >= 500) return { code: -32603, message, data };
+  return { code: status === 401 || status === 403 ? -32000 : -32600, message, data };
+}
+
 /** The one place domain errors become HTTP. Anything unknown is a 500 that says nothing inside. */
 @Catch()
 export class DomainExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
+  constructor(@Inject(gatewayConfig.KEY) private readonly config: GatewayConfig) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const [status, body] = this.describe(exception);
+    if (exception instanceof AuthError) {
+      const request = host.switchToHttp().getRequest<FastifyRequest>();
+      void reply.header(
+        'www-authenticate',
+        bearerChallenge(exception, publicBaseUrl(this.config, request.headers)),
+      );
+    }
+    const request = host.switchToHttp().getRequest<FastifyRequest | undefined>();
+    // MCP clients read JSON-RPC error objects, whatever went wrong before the SDK saw the message
+    const payload = isMcpPath(request?.url)
+      ? { jsonrpc: '2.0', error: jsonRpcError(exception, status, body), id: null }
+      : body;
     void reply
       .status(status)
       .header('content-type', 'application/json; charset=utf-8')
-      .send(JSON.stringify(body));
+      .send(JSON.stringify(payload));
   }
 
   private describe(exception: unknown): [number, ErrorBody] {

@@ -1,17 +1,18 @@
 import { createHash } from 'node:crypto';
 import { CatalogService, RegistryError, ToolCallService } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
-import { formatTool } from '@app/templates';
-import { Injectable } from '@nestjs/common';
+import { formatTool, resultText } from '@app/templates';
+import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { gatewayConfig } from '../config/gateway.config';
+import type { GatewayConfig } from '../config/gateway.config';
 
 /** Who a session serves; the principal is refreshed from each request's token. */
 export interface SessionIdentity {
@@ -19,7 +20,13 @@ export interface SessionIdentity {
   context: string | undefined;
 }
 
-const TEXT_LIMIT = 8000;
+/**
+ * A JSON-RPC error the SDK sends as is. (The SDK's McpError puts "MCP error <code>: " into its
+ * message, and clients add that prefix again when they read it.)
+ */
+function rpcError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
 
 /** A toolset in MCP shape, built once per toolset key. */
 export interface ListedTools {
@@ -44,12 +51,16 @@ export class McpServerFactory {
   constructor(
     private readonly catalog: CatalogService,
     private readonly calls: ToolCallService,
+    @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
   ) {}
 
   create(identity: SessionIdentity, onListed: (fingerprint: string) => void): Server {
     const server = new Server(
-      { name: 'report-tool-gateway', version: '0.1.0' },
-      { capabilities: { tools: { listChanged: true } } },
+      { name: 'report-tool-gateway', title: 'Report tool gateway', version: '0.1.0' },
+      {
+        capabilities: { tools: { listChanged: true } },
+        instructions: this.instructions(identity),
+      },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       const { tools, fingerprint } = await this.list(identity);
@@ -63,15 +74,34 @@ export class McpServerFactory {
           request.params.name,
           request.params.arguments ?? {},
         );
-        return toCallResult(outcome);
+        return toCallResult(outcome, this.config.mcp.textMaxBytes);
       } catch (err) {
         if (err instanceof RegistryError && err.code === 'TOOL_NOT_FOUND')
-          throw new McpError(ErrorCode.InvalidParams, err.message);
-        if (err instanceof RegistryError) throw new McpError(ErrorCode.InternalError, err.message);
-        throw new McpError(ErrorCode.InternalError, 'internal error; the call was not completed');
+          throw rpcError(ErrorCode.InvalidParams, err.message);
+        if (err instanceof RegistryError) throw rpcError(ErrorCode.InternalError, err.message);
+        throw rpcError(ErrorCode.InternalError, 'internal error; the call was not completed');
       }
     });
     return server;
+  }
+
+  /** What the server tells the model up front: what it serves and the tenant's contexts. */
+  private instructions(identity: SessionIdentity): string {
+    const contexts = this.catalog.cachedContexts(identity.principal.tenantId) ?? [];
+    const lines = [
+      `Read-only business reports of tenant ${identity.principal.tenantId}, each a tool query_report_<id> that returns rows.`,
+      'Results are paged (page, page_size up to 100); the text lists the columns once, then one JSON array per row, and says how to fetch more rows.',
+      'Optional filters may be left out or sent as null.',
+    ];
+    if (identity.context) lines.push(`This session serves business context ${identity.context}.`);
+    if (contexts.length > 0) {
+      lines.push(
+        `Business contexts of this tenant (connect with ?context=<name> for a narrower list): ${contexts
+          .map((c) => (c.description ? `${c.name} (${c.description})` : c.name))
+          .join('; ')}.`,
+      );
+    }
+    return lines.join('\n');
   }
 
   /** The session's tools in MCP shape, and a fingerprint that changes when any of them does. */
@@ -100,7 +130,7 @@ export class McpServerFactory {
   }
 }
 
-function toCallResult(outcome: ToolCallOutcome): CallToolResult {
+function toCallResult(outcome: ToolCallOutcome, textMaxBytes: number): CallToolResult {
   if (outcome.is_error) {
     return { isError: true, content: [{ type: 'text', text: outcome.error.message }] };
   }
@@ -108,7 +138,8 @@ function toCallResult(outcome: ToolCallOutcome): CallToolResult {
     return { content: [{ type: 'text', text: outcome.text }], structuredContent: outcome.result };
   }
   const { result } = outcome;
-  const rows = JSON.stringify(result.rows);
-  const summary = `${result.rows.length} row(s), page ${result.page}${result.has_more ? ', more pages available (ask for the next page)' : ', no more pages'}. Columns: ${result.columns.map((c) => c.name).join(', ')}. Rows: ${rows.length > TEXT_LIMIT ? `${rows.slice(0, TEXT_LIMIT)}… (cut; the structured result has every row)` : rows}`;
-  return { content: [{ type: 'text', text: summary }], structuredContent: { ...result } };
+  return {
+    content: [{ type: 'text', text: resultText(result, textMaxBytes) }],
+    structuredContent: { ...result },
+  };
 }

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
+import { invalidToolCallParams, isJsonRpcMessage } from './mcp-request-rules';
 import { McpSessions, ownerOf, SessionOwnerError } from './mcp-sessions.service';
 
 async function rpcError(
@@ -14,11 +15,12 @@ async function rpcError(
   status: number,
   code: number,
   message: string,
+  id: unknown = null,
 ): Promise<void> {
   await reply
     .status(status)
     .header('content-type', 'application/json')
-    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
+    .send({ jsonrpc: '2.0', error: { code, message }, id });
 }
 
 /**
@@ -65,6 +67,16 @@ export class McpController {
       if (session.owner !== ownerOf(principal))
         return rpcError(reply, 403, -32600, 'this session belongs to another user');
       session.identity.principal = principal;
+      // the SDK would answer a malformed tools/call with -32603 and a schema dump
+      const badParams = request.method === 'POST' ? invalidToolCallParams(request.body) : undefined;
+      if (badParams !== undefined)
+        return rpcError(
+          reply,
+          200,
+          -32602,
+          badParams,
+          (request.body as { id?: unknown }).id ?? null,
+        );
       reply.hijack();
       // a GET is the session's notification stream: announce changes on it while it is open
       const closed =
@@ -74,6 +86,14 @@ export class McpController {
       if (closed) reply.raw.once('close', closed);
       await session.transport.handleRequest(request.raw, reply.raw, request.body);
       return;
+    }
+    if (request.method === 'POST' && !isJsonRpcMessage(request.body)) {
+      return rpcError(
+        reply,
+        400,
+        -32600,
+        'Invalid Request: the body is not a JSON-RPC 2.0 message',
+      );
     }
     if (request.method !== 'POST' || !isInitializeRequest(request.body)) {
       return rpcError(

@@ -1,5 +1,5 @@
 import { CatalogService } from '@app/registry';
-import { isToolFormat } from '@app/templates';
+import { requestedFormat } from '@app/templates';
 import { Injectable } from '@nestjs/common';
 import { TokenVerifier } from '../auth/token-verifier';
 import { requestedContext } from '../http/hot-paths';
@@ -23,9 +23,9 @@ export class ToolListHotPath implements HotPath {
   answer(request: HotRequest): HotAnswer | undefined {
     const principal = this.verifier.cached(request.headers.authorization);
     if (!principal) return undefined;
-    const format = request.query.format ?? 'openai';
-    if (typeof format !== 'string' || !isToolFormat(format)) return undefined;
-    const hit = this.catalog.cachedListBody(principal, format, requestedContext(request));
+    const format = requestedFormat(request.query.format, request.query.strict);
+    if (!format.ok) return undefined;
+    const hit = this.catalog.cachedListBody(principal, format.format, requestedContext(request));
     if (!hit) return undefined;
     return {
       headers: { 'content-type': LIST_CONTENT_TYPE, 'x-toolset-key': hit.key },

@@ -1,6 +1,6 @@
 import { CatalogService, ToolCallService } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
-import { isToolFormat, TOOL_FORMATS } from '@app/templates';
+import { compactPage, REQUESTED_FORMATS, requestedFormat } from '@app/templates';
 import type { ToolFormat } from '@app/templates';
 import {
   BadRequestException,
@@ -15,26 +15,17 @@ import {
   Res,
   UseGuards,
 } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiBody,
-  ApiHeader,
-  ApiOperation,
-  ApiQuery,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { requestedContext } from '../http/hot-paths';
+import { parseCallRequest } from './call-body';
 import { LIST_CONTENT_TYPE } from './tool-list.hot-path';
 
-function parseFormat(value: string | undefined): ToolFormat {
-  if (value === undefined || value === '') return 'openai';
-  if (!isToolFormat(value))
-    throw new BadRequestException(
-      `format must be one of ${TOOL_FORMATS.join(', ')}; got "${value}"`,
-    );
-  return value;
+function parseFormat(format: unknown, strict: unknown): ToolFormat {
+  const parsed = requestedFormat(format, strict);
+  if (!parsed.ok) throw new BadRequestException(parsed.message);
+  return parsed.format;
 }
 
 @ApiTags('tools')
@@ -49,7 +40,13 @@ export class ToolsController {
 
   @Get()
   @ApiOperation({ summary: "The caller's tools, in the requested provider format" })
-  @ApiQuery({ name: 'format', required: false, enum: TOOL_FORMATS })
+  @ApiQuery({ name: 'format', required: false, enum: REQUESTED_FORMATS })
+  @ApiQuery({
+    name: 'strict',
+    required: false,
+    enum: ['true', 'false'],
+    description: 'provider strict mode (openai, openai-responses, anthropic)',
+  })
   @ApiQuery({ name: 'context', required: false, description: 'business context, e.g. SALES' })
   @ApiHeader({ name: 'X-Business-Context', required: false })
   async list(
@@ -57,12 +54,13 @@ export class ToolsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
     @Query('format') format?: string,
+    @Query('strict') strict?: string,
   ): Promise<void> {
     // The body is cached already serialised; it is sent as is. Warm requests are answered
     // the same way by ToolListHotPath before they get here.
     const { body, key } = await this.catalog.listBody(
       principal,
-      parseFormat(format),
+      parseFormat(format, strict),
       requestedContext(request),
     );
     await reply.header('content-type', LIST_CONTENT_TYPE).header('x-toolset-key', key).send(body);
@@ -73,14 +71,21 @@ export class ToolsController {
   @ApiOperation({
     summary: 'Run a tool; tool-level failures come back as is_error, not HTTP errors',
   })
-  @ApiBody({ schema: { type: 'object', properties: { arguments: { type: 'object' } } } })
+  @ApiQuery({ name: 'encoding', required: false, enum: ['objects', 'compact'] })
   async call(
     @CurrentPrincipal() principal: Principal,
     @Param('name') name: string,
     @Body() body: unknown,
-  ): Promise<ToolCallOutcome> {
-    const args =
-      body && typeof body === 'object' ? (body as { arguments?: unknown }).arguments : undefined;
-    return this.calls.call(principal, name, args);
+    @Query('encoding') encoding?: string,
+  ): Promise<object> {
+    const request = parseCallRequest(body, encoding);
+    if (!request.ok) throw new BadRequestException(request.message);
+    const args = request.value.arguments;
+    const outcome: ToolCallOutcome = args.ok
+      ? await this.calls.call(principal, name, args.value)
+      : await this.calls.refuse(principal, name, args.message);
+    if (request.value.encoding === 'compact' && !outcome.is_error && outcome.text === undefined)
+      return { ...outcome, result: compactPage(outcome.result) };
+    return outcome;
   }
 }
