@@ -51,6 +51,7 @@ export default tseslint.config(
       'apps/gateway/src/config/**',
       'test/**',
       'bench/**',
+      'scripts/**',
       '**/*.spec.ts',
       '**/*.integration-spec.ts',
       '**/*.e2e-spec.ts',

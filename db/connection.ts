@@ -74,6 +74,9 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
   // An idle client that dies (server restart) must not crash the process.
   pool.on('error', () => undefined);
+  // ...nor one that dies while checked out between two queries (pg-pool listens only while
+  // a client is idle; Kysely's transactions hold one): the next query on it fails instead.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     kind: 'postgres',
@@ -81,6 +84,12 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
     async withSession(fn) {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // The server may drop the connection between two queries of the session (network
+      // blip, pg_terminate_backend): without a listener that 'error' would crash the process.
+      const lost = (err: Error): void => {
+        broken ??= err;
+      };
+      client.on('error', lost);
       try {
         return await fn({
           async script(text) {
@@ -107,6 +116,7 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
           },
         });
       } finally {
+        client.removeListener('error', lost);
         client.release(broken);
       }
     },

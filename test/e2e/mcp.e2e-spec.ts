@@ -2,7 +2,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'kysely';
-import { eventually } from '../support/eventually';
 import { mintToken, startGateway } from '../support/gateway';
 import { MCP_ACCEPT, MCP_INITIALIZE, MCP_TOOLS_LIST } from '../support/mcp';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
@@ -253,19 +252,30 @@ describe('MCP server over Streamable HTTP (e2e, SDK client)', () => {
       expect(await res.text()).toContain('valid contexts: FINANCE, INVENTORY, SALES');
     });
 
-    it('caps sessions per user and frees a slot on DELETE', async () => {
+    it('at the per-user cap closes the least recently used session instead of refusing', async () => {
       const who: TokenClaims = { tenant: 'acme', user: 'capped', roles: ['analyst'] };
       const ids = [await initialize(who), await initialize(who), await initialize(who)];
-      const fourth = await gw.request('/mcp', { method: 'POST', as: who, headers, json: init });
-      expect(fourth.status).toBe(429);
+      // the first is used again, so the second is now the least recently used
+      expect((await listOn(ids[0], who)).status).toBe(200);
+      const fourth = await initialize(who);
+      expect((await listOn(ids[1], who)).status).toBe(404);
+      for (const id of [ids[0], ids[2], fourth]) expect((await listOn(id, who)).status).toBe(200);
+      // another user's sessions are never evicted for this one
+      const other = await initialize(fiona);
+      await initialize(who);
+      expect((await listOn(other, fiona)).status).toBe(200);
+    });
+
+    it('ends a session on DELETE', async () => {
+      const who: TokenClaims = { tenant: 'acme', user: 'deleter', roles: ['analyst'] };
+      const id = await initialize(who);
       const deleted = await gw.request('/mcp', {
         method: 'DELETE',
         as: who,
-        headers: { 'mcp-session-id': ids[0] },
+        headers: { 'mcp-session-id': id },
       });
       expect(deleted.status).toBe(200);
-      expect((await listOn(ids[0], who)).status).toBe(404);
-      await eventually(async () => expect(await initialize(who)).toBeTruthy());
+      expect((await listOn(id, who)).status).toBe(404);
     });
   });
 });

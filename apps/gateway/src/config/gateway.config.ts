@@ -57,6 +57,8 @@ export interface GatewaySettings {
   };
   mcp: {
     sessionIdleMs: number;
+    /** idle limit of a session with no notification stream open (clients that never close) */
+    streamlessIdleMs: number;
     maxSessionsPerUser: number;
     /** the most UTF-8 bytes of rows a tool result's text content (what the model reads) holds */
     textMaxBytes: number;
@@ -269,6 +271,13 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
     },
     mcp: {
       sessionIdleMs: integer(env, 'MCP_SESSION_IDLE_MS', 30 * 60_000, 1000, 24 * 3600_000),
+      streamlessIdleMs: integer(
+        env,
+        'MCP_SESSION_STREAMLESS_IDLE_MS',
+        5 * 60_000,
+        1000,
+        24 * 3600_000,
+      ),
       maxSessionsPerUser: integer(env, 'MCP_MAX_SESSIONS_PER_USER', 10, 1, 1000),
       textMaxBytes: integer(env, 'TOOL_TEXT_MAX_BYTES', 64 * 1024, 2048, 16 * 1024 * 1024),
       allowedOrigins: origins(env),

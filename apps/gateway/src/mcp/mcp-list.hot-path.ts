@@ -40,7 +40,7 @@ export class McpListHotPath implements HotPath {
     if (!principal || !session || session.owner !== ownerOf(principal)) return undefined;
     const listed = this.servers.cachedList({ ...session.identity, principal });
     if (!listed) return undefined;
-    session.fingerprint = listed.fingerprint;
+    this.sessions.listed(session, listed.fingerprint);
     const tail = `${JSON.stringify(id)}}`;
     return {
       headers: { 'content-type': 'application/json', 'mcp-session-id': sessionId },

@@ -8,7 +8,7 @@ import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
 import { invalidToolCallParams, isJsonRpcMessage } from './mcp-request-rules';
-import { McpSessions, ownerOf, TooManySessionsError } from './mcp-sessions.service';
+import { McpSessions, ownerOf, SessionOwnerError } from './mcp-sessions.service';
 import { requestAuth } from './mcp-server.factory';
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -59,7 +59,13 @@ export class McpController {
     }
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const session = this.sessions.get(sessionId);
+      let session;
+      try {
+        session = await this.sessions.find(sessionId, principal);
+      } catch (err) {
+        if (err instanceof SessionOwnerError) return rpcError(reply, 403, -32600, err.message);
+        throw err;
+      }
       if (!session) return rpcError(reply, 404, -32001, 'session not found; initialize a new one');
       if (session.owner !== ownerOf(principal))
         return rpcError(reply, 403, -32600, 'this session belongs to another user');
@@ -74,6 +80,12 @@ export class McpController {
           (request.body as { id?: unknown }).id ?? null,
         );
       reply.hijack();
+      // a GET is the session's notification stream: announce changes on it while it is open
+      const closed =
+        request.method === 'GET'
+          ? this.sessions.streamOpened(session, () => reply.raw.headersSent)
+          : undefined;
+      if (closed) reply.raw.once('close', closed);
       await session.transport.handleRequest(withAuth(request, principal), reply.raw, request.body);
       return;
     }
@@ -98,13 +110,8 @@ export class McpController {
     const context = query.context || (typeof header === 'string' && header) || undefined;
     // An unknown context is refused now (400 listing the valid ones), not on the first list.
     await this.catalog.visibleSet(principal, context);
-    let transport;
-    try {
-      transport = await this.sessions.open({ principal, context });
-    } catch (err) {
-      if (err instanceof TooManySessionsError) return rpcError(reply, 429, -32000, err.message);
-      throw err;
-    }
+    const params = (request.body as { params?: { protocolVersion?: unknown } }).params;
+    const transport = await this.sessions.open({ principal, context }, params?.protocolVersion);
     reply.hijack();
     await transport.handleRequest(withAuth(request, principal), reply.raw, request.body);
   }
