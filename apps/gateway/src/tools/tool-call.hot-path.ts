@@ -2,6 +2,7 @@ import { CatalogService, ReportExecutor } from '@app/registry';
 import { Injectable } from '@nestjs/common';
 import { TokenVerifier } from '../auth/token-verifier';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
+import { parseCallRequest } from './call-body';
 
 /**
  * POST /v1/tools/{name}/call for a report tool when everything but the query is in memory: a
@@ -29,11 +30,12 @@ export class ToolCallHotPath implements HotPath {
     if (!principal || name === undefined) return undefined;
     const resolved = this.catalog.cachedResolve(principal, name);
     if (!resolved || resolved.tool.kind !== 'report') return undefined;
-    const body = request.body;
-    const args =
-      body && typeof body === 'object' ? (body as { arguments?: unknown }).arguments : undefined;
+    // the controller answers every body it would refuse, and the compact encoding
+    const parsed = parseCallRequest(request.body, request.query.encoding);
+    if (!parsed.ok || !parsed.value.arguments.ok || parsed.value.encoding !== 'objects')
+      return undefined;
     return this.executor
-      .call(resolved.catalog, resolved.tool.report, args, principal)
+      .call(resolved.catalog, resolved.tool.report, parsed.value.arguments.value, principal)
       .then((outcome) => ({
         headers: { 'content-type': CALL_CONTENT_TYPE },
         body: [Buffer.from(JSON.stringify(outcome))],
