@@ -6,6 +6,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { AdminReportsController } from './admin/admin-reports.controller';
 import { MetaToolController } from './admin/meta-tool.controller';
 import { AuthModule } from './auth/auth.module';
+import { ConsoleModule } from './console/console.module';
 import { gatewayConfig, validateEnvironment } from './config/gateway.config';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
@@ -28,6 +29,7 @@ import { ToolsController } from './tools/tools.controller';
     RegistryModule,
     MetaToolModule,
     McpModule,
+    ConsoleModule,
   ],
   controllers: [
     ToolsController,

@@ -38,6 +38,10 @@ export interface GatewaySettings {
     /** browser origins allowed to call /mcp (requests without Origin are not browsers) */
     allowedOrigins: string[];
   };
+  console: {
+    /** the built admin console (`npm run build`), served at /console */
+    directory: string;
+  };
   cache: {
     /** TTL of Redis (L2) entries */
     ttlSeconds: number;
@@ -177,6 +181,7 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
       maxSessionsPerUser: integer(env, 'MCP_MAX_SESSIONS_PER_USER', 10, 1, 1000),
       allowedOrigins: origins(env),
     },
+    console: { directory: env.CONSOLE_DIR || 'apps/console/dist' },
     cache: {
       ttlSeconds: integer(env, 'CACHE_TTL_SECONDS', 1800, 1, 7 * 24 * 3600),
       staleAfterMs: integer(env, 'CATALOG_STALE_AFTER_MS', 1000, 0, 600_000),
