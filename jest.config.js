@@ -24,5 +24,13 @@ module.exports = {
       setupFilesAfterEnv: ['<rootDir>/test/integration-timeout.ts'],
       globalTeardown: '<rootDir>/test/global-teardown.ts',
     },
+    {
+      ...common,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'],
+      globalSetup: '<rootDir>/test/browser/global-setup.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/browser/browser-timeout.ts'],
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
+    },
   ],
 };

@@ -33,7 +33,8 @@ const consoleSources = newestSource(
   new Set(['dist', 'node_modules']),
 );
 
-if (stale(entry, Math.max(...gatewaySources))) {
+// `--console-only` (the browser tests' set-up): the console alone
+if (!process.argv.includes('--console-only') && stale(entry, Math.max(...gatewaySources))) {
   process.stderr.write('building the gateway and the console (dist is missing or stale)...\n');
   execSync('npm run --silent build', { cwd: root, stdio: 'inherit' });
 } else if (stale(consoleEntry, consoleSources)) {

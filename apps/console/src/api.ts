@@ -102,8 +102,9 @@ export async function api<T>(
     body = undefined;
   }
   if (!response.ok) {
-    const error = (body as { error?: { code?: string; message?: string; details?: Record<string, unknown> } })
-      ?.error;
+    const error = (
+      body as { error?: { code?: string; message?: string; details?: Record<string, unknown> } }
+    )?.error;
     const failure = new ApiError(
       response.status,
       error?.code ?? `HTTP_${response.status}`,

@@ -66,7 +66,11 @@ export function SqlEditor(props: {
 }
 
 /** Read-only highlighted code with line numbers. */
-export function CodeView(props: { code: string; language: 'javascript' | 'json' | 'pgsql'; label: string }) {
+export function CodeView(props: {
+  code: string;
+  language: 'javascript' | 'json' | 'pgsql';
+  label: string;
+}) {
   const lines = props.code.split('\n').length;
   return (
     <figure class="code" aria-label={props.label}>

@@ -76,8 +76,17 @@ function SignIn(props: { message?: string; onSignIn: (identity: Identity) => voi
         }}
       >
         <label for="token">Token</label>
-        <textarea id="token" rows={4} value={token} onInput={(e) => setToken((e.target as HTMLTextAreaElement).value)} />
-        {error && <p class="error" role="alert">{error}</p>}
+        <textarea
+          id="token"
+          rows={4}
+          value={token}
+          onInput={(e) => setToken((e.target as HTMLTextAreaElement).value)}
+        />
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
         <button type="submit">Sign in</button>
       </form>
     </main>

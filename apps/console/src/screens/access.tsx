@@ -27,7 +27,11 @@ export function AccessScreen({ identity }: { identity: Identity }) {
   const [why, setWhy] = useState<Explanation>();
   const [whyError, setWhyError] = useState<string>();
   const catalog = useLoad(
-    () => api<{ reports: Array<{ id: string; contexts: string[] }> }>(identity, '/v1/admin/console/catalog'),
+    () =>
+      api<{ reports: Array<{ id: string; contexts: string[] }> }>(
+        identity,
+        '/v1/admin/console/catalog',
+      ),
     [identity.token],
   );
   const contexts = [...new Set((catalog.value?.reports ?? []).flatMap((r) => r.contexts))].sort();
@@ -47,7 +51,12 @@ export function AccessScreen({ identity }: { identity: Identity }) {
     setTool(name);
     setWhyError(undefined);
     try {
-      setWhy(await api<Explanation>(identity, `/v1/me/tools/explain?tool=${encodeURIComponent(name)}&${query()}`));
+      setWhy(
+        await api<Explanation>(
+          identity,
+          `/v1/me/tools/explain?tool=${encodeURIComponent(name)}&${query()}`,
+        ),
+      );
     } catch (err) {
       setWhy(undefined);
       setWhyError(describeError(err));
@@ -65,19 +74,37 @@ export function AccessScreen({ identity }: { identity: Identity }) {
       >
         <label>
           User
-          <input name="user" value={user} onInput={(e) => setUser((e.target as HTMLInputElement).value)} />
+          <input
+            name="user"
+            value={user}
+            onInput={(e) => setUser((e.target as HTMLInputElement).value)}
+          />
         </label>
         <label>
           Roles
-          <input name="roles" value={roles} placeholder="analyst,finance" onInput={(e) => setRoles((e.target as HTMLInputElement).value)} />
+          <input
+            name="roles"
+            value={roles}
+            placeholder="analyst,finance"
+            onInput={(e) => setRoles((e.target as HTMLInputElement).value)}
+          />
         </label>
         <label>
           Claims
-          <input name="claims" value={claims} placeholder="region=west" onInput={(e) => setClaims((e.target as HTMLInputElement).value)} />
+          <input
+            name="claims"
+            value={claims}
+            placeholder="region=west"
+            onInput={(e) => setClaims((e.target as HTMLInputElement).value)}
+          />
         </label>
         <label>
           Context
-          <select name="context" value={context} onChange={(e) => setContext((e.target as HTMLSelectElement).value)}>
+          <select
+            name="context"
+            value={context}
+            onChange={(e) => setContext((e.target as HTMLSelectElement).value)}
+          >
             <option value="">any</option>
             {contexts.map((c) => (
               <option value={c}>{c}</option>
@@ -94,7 +121,8 @@ export function AccessScreen({ identity }: { identity: Identity }) {
           {list && (
             <>
               <p>
-                <strong>{list.user}</strong> (effective roles: {list.effective_roles.join(', ') || 'none'}) gets {list.tools.length} tools
+                <strong>{list.user}</strong> (effective roles:{' '}
+                {list.effective_roles.join(', ') || 'none'}) gets {list.tools.length} tools
                 {context ? ` in context ${context}` : ''}:
               </p>
               <ul class="tools" data-testid="access-tools">
@@ -122,7 +150,12 @@ export function AccessScreen({ identity }: { identity: Identity }) {
           >
             <label>
               Tool name
-              <input name="tool" list="tool-names" value={tool} onInput={(e) => setTool((e.target as HTMLInputElement).value)} />
+              <input
+                name="tool"
+                list="tool-names"
+                value={tool}
+                onInput={(e) => setTool((e.target as HTMLInputElement).value)}
+              />
             </label>
             <datalist id="tool-names">
               {(catalog.value?.reports ?? []).map((r) => (
@@ -135,7 +168,8 @@ export function AccessScreen({ identity }: { identity: Identity }) {
           {why && (
             <div data-testid="explain">
               <p>
-                <code>{why.tool}</code> is <strong>{why.visible ? 'in' : 'out of'}</strong> {why.user}'s list.
+                <code>{why.tool}</code> is <strong>{why.visible ? 'in' : 'out of'}</strong>{' '}
+                {why.user}'s list.
               </p>
               <ul class="checks">
                 {why.checks.map((c) => (

@@ -4,7 +4,17 @@ import type { Identity } from '../api';
 import { CodeView, SqlEditor } from '../code';
 import { ErrorNote } from './common';
 
-const FILTER_TYPES = ['string', 'enum', 'integer', 'number', 'number_range', 'date', 'date_range', 'boolean', 'string_list'];
+const FILTER_TYPES = [
+  'string',
+  'enum',
+  'integer',
+  'number',
+  'number_range',
+  'date',
+  'date_range',
+  'boolean',
+  'string_list',
+];
 const FIELD_TYPES = ['string', 'integer', 'number', 'date', 'timestamp', 'boolean', 'json'];
 const FORMATS = ['openai', 'anthropic', 'mcp'] as const;
 
@@ -37,7 +47,14 @@ interface ReportDocument {
   sql_template: string;
   category: string;
   status: 'active' | 'disabled';
-  filters: Array<{ name: string; type: string; description: string; required: boolean; enum_values: string[] | null; default: unknown }>;
+  filters: Array<{
+    name: string;
+    type: string;
+    description: string;
+    required: boolean;
+    enum_values: string[] | null;
+    default: unknown;
+  }>;
   fields: Array<{ name: string; type: string; description: string }>;
 }
 interface Problem {
@@ -58,10 +75,27 @@ interface Status {
   updated_at: string;
 }
 type TryOutcome =
-  | { is_error: false; result: { columns: Array<{ name: string; type: string }>; rows: Array<Record<string, unknown>>; page: number; page_size: number; has_more: boolean } }
+  | {
+      is_error: false;
+      result: {
+        columns: Array<{ name: string; type: string }>;
+        rows: Array<Record<string, unknown>>;
+        page: number;
+        page_size: number;
+        has_more: boolean;
+      };
+    }
   | { is_error: true; error: { code: string; message: string } };
 
-const EMPTY: Draft = { id: '', name: '', description: '', category: '', sql: '', filters: [], fields: [] };
+const EMPTY: Draft = {
+  id: '',
+  name: '',
+  description: '',
+  category: '',
+  sql: '',
+  filters: [],
+  fields: [],
+};
 
 function toDraft(doc: ReportDocument): Draft {
   return {
@@ -98,7 +132,10 @@ function toDocument(draft: Draft, status: 'active' | 'disabled'): Record<string,
           def = f.defaultValue;
         }
       }
-      const values = f.enumValues.split(',').map((v) => v.trim()).filter(Boolean);
+      const values = f.enumValues
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);
       return {
         name: f.name,
         type: f.type,
@@ -137,7 +174,9 @@ function Confirm(props: { open: string | undefined; onAnswer: (yes: boolean) => 
 
 export function AuthorScreen({ identity, reportId }: { identity: Identity; reportId?: string }) {
   const [draft, setDraft] = useState<Draft>({ ...EMPTY, id: reportId ?? '' });
-  const [stored, setStored] = useState<{ status: 'active' | 'disabled'; view: Status } | undefined>();
+  const [stored, setStored] = useState<
+    { status: 'active' | 'disabled'; view: Status } | undefined
+  >();
   const [loadError, setLoadError] = useState<string>();
   const [verdict, setVerdict] = useState<Verdict>();
   const [verdictError, setVerdictError] = useState<string>();
@@ -150,7 +189,10 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
   const [confirm, setConfirm] = useState<{ text: string; act: () => Promise<void> }>();
 
   const load = (id: string) =>
-    api<{ report: ReportDocument; status: Status }>(identity, `/v1/admin/reports/${encodeURIComponent(id)}`).then(
+    api<{ report: ReportDocument; status: Status }>(
+      identity,
+      `/v1/admin/reports/${encodeURIComponent(id)}`,
+    ).then(
       (v) => {
         setDraft(toDraft(v.report));
         setStored({ status: v.report.status, view: v.status });
@@ -199,7 +241,10 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
 
   const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
   const setFilter = (i: number, patch: Partial<FilterRow>) =>
-    setDraft((d) => ({ ...d, filters: d.filters.map((f, j) => (j === i ? { ...f, ...patch } : f)) }));
+    setDraft((d) => ({
+      ...d,
+      filters: d.filters.map((f, j) => (j === i ? { ...f, ...patch } : f)),
+    }));
   const setField = (i: number, patch: Partial<FieldRow>) =>
     setDraft((d) => ({ ...d, fields: d.fields.map((f, j) => (j === i ? { ...f, ...patch } : f)) }));
   const mark = verdict?.problems.find((p) => p.part)?.part;
@@ -208,24 +253,36 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
     setSaveError(undefined);
     setSaved(undefined);
     try {
-      const view = await api<{ report: ReportDocument; status: Status }>(identity, `/v1/admin/reports/${draft.id}`, {
-        method: 'PUT',
-        json: toDocument(draft, stored?.status ?? 'active'),
-      });
+      const view = await api<{ report: ReportDocument; status: Status }>(
+        identity,
+        `/v1/admin/reports/${draft.id}`,
+        {
+          method: 'PUT',
+          json: toDocument(draft, stored?.status ?? 'active'),
+        },
+      );
       setStored({ status: view.report.status, view: view.status });
       setSaved(`Saved ${draft.id} (version ${view.status.version}).`);
-      if (reportId !== draft.id) location.hash = `#/author/${draft.id}`;
+      // the address names the saved report; no hashchange, so this screen keeps its state
+      if (reportId !== draft.id) history.replaceState(null, '', `#/author/${draft.id}`);
     } catch (err) {
       setSaveError(describeError(err));
     }
   };
   const act = (text: string, run: () => Promise<void>) => setConfirm({ text, act: run });
   const setStatus = (to: 'enable' | 'disable') =>
-    act(`${to === 'disable' ? 'Disable' : 'Enable'} ${draft.id}? It ${to === 'disable' ? 'leaves' : 'rejoins'} every tool list at once.`, async () => {
-      const view = await api<{ report: ReportDocument; status: Status }>(identity, `/v1/admin/reports/${draft.id}/${to}`, { method: 'POST' });
-      setStored({ status: view.report.status, view: view.status });
-      setSaved(`${to === 'disable' ? 'Disabled' : 'Enabled'} ${draft.id}.`);
-    });
+    act(
+      `${to === 'disable' ? 'Disable' : 'Enable'} ${draft.id}? It ${to === 'disable' ? 'leaves' : 'rejoins'} every tool list at once.`,
+      async () => {
+        const view = await api<{ report: ReportDocument; status: Status }>(
+          identity,
+          `/v1/admin/reports/${draft.id}/${to}`,
+          { method: 'POST' },
+        );
+        setStored({ status: view.report.status, view: view.status });
+        setSaved(`${to === 'disable' ? 'Disabled' : 'Enabled'} ${draft.id}.`);
+      },
+    );
   const remove = () =>
     act(`Delete ${draft.id}? The report and its tool are removed for everyone.`, async () => {
       await api(identity, `/v1/admin/reports/${draft.id}`, { method: 'DELETE' });
@@ -244,7 +301,11 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
       return;
     }
     try {
-      setTried(await api<TryOutcome>(identity, `/v1/admin/reports/${draft.id}/try`, { json: { report: toDocument(draft, 'active'), arguments: args } }));
+      setTried(
+        await api<TryOutcome>(identity, `/v1/admin/reports/${draft.id}/try`, {
+          json: { report: toDocument(draft, 'active'), arguments: args },
+        }),
+      );
     } catch (err) {
       setTryError(describeError(err));
     }
@@ -253,10 +314,12 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
   return (
     <section aria-labelledby="author-title" class="author">
       <div class="title-row">
-        <h1 id="author-title">{reportId ? `Report ${reportId}` : 'New report'}</h1>
+        <h1 id="author-title">{stored ? `Report ${draft.id}` : 'New report'}</h1>
         {stored && (
           <span class={`badge ${stored.view.served ? 'ok' : 'bad'}`}>
-            {stored.status} · {stored.view.served ? 'served' : `not served: ${stored.view.reason ?? ''}`} · version {stored.view.version}
+            {stored.status} ·{' '}
+            {stored.view.served ? 'served' : `not served: ${stored.view.reason ?? ''}`} · version{' '}
+            {stored.view.version}
           </span>
         )}
       </div>
@@ -266,46 +329,127 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
           <div class="row">
             <label>
               Id
-              <input name="id" value={draft.id} readOnly={Boolean(reportId)} onInput={(e) => set({ id: (e.target as HTMLInputElement).value })} />
+              <input
+                name="id"
+                value={draft.id}
+                readOnly={Boolean(stored)}
+                onInput={(e) => set({ id: (e.target as HTMLInputElement).value })}
+              />
             </label>
             <label>
               Category
-              <input name="category" value={draft.category} onInput={(e) => set({ category: (e.target as HTMLInputElement).value })} />
+              <input
+                name="category"
+                value={draft.category}
+                onInput={(e) => set({ category: (e.target as HTMLInputElement).value })}
+              />
             </label>
           </div>
           <label>
             Name
-            <input name="name" value={draft.name} onInput={(e) => set({ name: (e.target as HTMLInputElement).value })} />
+            <input
+              name="name"
+              value={draft.name}
+              onInput={(e) => set({ name: (e.target as HTMLInputElement).value })}
+            />
           </label>
           <label>
             Business description (what the model reads)
-            <textarea name="description" rows={3} value={draft.description} onInput={(e) => set({ description: (e.target as HTMLTextAreaElement).value })} />
+            <textarea
+              name="description"
+              rows={3}
+              value={draft.description}
+              onInput={(e) => set({ description: (e.target as HTMLTextAreaElement).value })}
+            />
           </label>
           <label for="sql">SQL template</label>
-          <SqlEditor id="sql" label="SQL template" value={draft.sql} mark={mark} onInput={(sql) => set({ sql })} />
+          <SqlEditor
+            id="sql"
+            label="SQL template"
+            value={draft.sql}
+            mark={mark}
+            onInput={(sql) => set({ sql })}
+          />
           <fieldset>
             <legend>Filters</legend>
             {draft.filters.map((f, i) => (
               <div class="subrow" data-filter={i}>
-                <input aria-label={`filter ${i + 1} name`} placeholder="name" value={f.name} onInput={(e) => setFilter(i, { name: (e.target as HTMLInputElement).value })} />
-                <select aria-label={`filter ${i + 1} type`} value={f.type} onChange={(e) => setFilter(i, { type: (e.target as HTMLSelectElement).value })}>
+                <input
+                  aria-label={`filter ${i + 1} name`}
+                  placeholder="name"
+                  value={f.name}
+                  onInput={(e) => setFilter(i, { name: (e.target as HTMLInputElement).value })}
+                />
+                <select
+                  aria-label={`filter ${i + 1} type`}
+                  value={f.type}
+                  onChange={(e) => setFilter(i, { type: (e.target as HTMLSelectElement).value })}
+                >
                   {FILTER_TYPES.map((t) => (
                     <option value={t}>{t}</option>
                   ))}
                 </select>
                 <label class="inline">
-                  <input type="checkbox" checked={f.required} onChange={(e) => setFilter(i, { required: (e.target as HTMLInputElement).checked })} />
+                  <input
+                    type="checkbox"
+                    checked={f.required}
+                    onChange={(e) =>
+                      setFilter(i, { required: (e.target as HTMLInputElement).checked })
+                    }
+                  />
                   required
                 </label>
-                <input aria-label={`filter ${i + 1} enum values`} placeholder="enum values, comma-separated" value={f.enumValues} onInput={(e) => setFilter(i, { enumValues: (e.target as HTMLInputElement).value })} />
-                <input aria-label={`filter ${i + 1} default`} placeholder="default (JSON)" value={f.defaultValue} onInput={(e) => setFilter(i, { defaultValue: (e.target as HTMLInputElement).value })} />
-                <input aria-label={`filter ${i + 1} description`} placeholder="description" value={f.description} onInput={(e) => setFilter(i, { description: (e.target as HTMLInputElement).value })} />
-                <button type="button" aria-label={`remove filter ${i + 1}`} onClick={() => set({ filters: draft.filters.filter((_, j) => j !== i) })}>
+                <input
+                  aria-label={`filter ${i + 1} enum values`}
+                  placeholder="enum values, comma-separated"
+                  value={f.enumValues}
+                  onInput={(e) =>
+                    setFilter(i, { enumValues: (e.target as HTMLInputElement).value })
+                  }
+                />
+                <input
+                  aria-label={`filter ${i + 1} default`}
+                  placeholder="default (JSON)"
+                  value={f.defaultValue}
+                  onInput={(e) =>
+                    setFilter(i, { defaultValue: (e.target as HTMLInputElement).value })
+                  }
+                />
+                <input
+                  aria-label={`filter ${i + 1} description`}
+                  placeholder="description"
+                  value={f.description}
+                  onInput={(e) =>
+                    setFilter(i, { description: (e.target as HTMLInputElement).value })
+                  }
+                />
+                <button
+                  type="button"
+                  aria-label={`remove filter ${i + 1}`}
+                  onClick={() => set({ filters: draft.filters.filter((_, j) => j !== i) })}
+                >
                   ×
                 </button>
               </div>
             ))}
-            <button type="button" onClick={() => set({ filters: [...draft.filters, { name: '', type: 'string', required: false, enumValues: '', defaultValue: '', description: '' }] })}>
+            <button
+              type="button"
+              onClick={() =>
+                set({
+                  filters: [
+                    ...draft.filters,
+                    {
+                      name: '',
+                      type: 'string',
+                      required: false,
+                      enumValues: '',
+                      defaultValue: '',
+                      description: '',
+                    },
+                  ],
+                })
+              }
+            >
               Add filter
             </button>
           </fieldset>
@@ -313,28 +457,61 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
             <legend>Fields</legend>
             {draft.fields.map((f, i) => (
               <div class="subrow" data-field={i}>
-                <input aria-label={`field ${i + 1} name`} placeholder="name" value={f.name} onInput={(e) => setField(i, { name: (e.target as HTMLInputElement).value })} />
-                <select aria-label={`field ${i + 1} type`} value={f.type} onChange={(e) => setField(i, { type: (e.target as HTMLSelectElement).value })}>
+                <input
+                  aria-label={`field ${i + 1} name`}
+                  placeholder="name"
+                  value={f.name}
+                  onInput={(e) => setField(i, { name: (e.target as HTMLInputElement).value })}
+                />
+                <select
+                  aria-label={`field ${i + 1} type`}
+                  value={f.type}
+                  onChange={(e) => setField(i, { type: (e.target as HTMLSelectElement).value })}
+                >
                   {FIELD_TYPES.map((t) => (
                     <option value={t}>{t}</option>
                   ))}
                 </select>
-                <input aria-label={`field ${i + 1} description`} placeholder="description" value={f.description} onInput={(e) => setField(i, { description: (e.target as HTMLInputElement).value })} />
-                <button type="button" aria-label={`remove field ${i + 1}`} onClick={() => set({ fields: draft.fields.filter((_, j) => j !== i) })}>
+                <input
+                  aria-label={`field ${i + 1} description`}
+                  placeholder="description"
+                  value={f.description}
+                  onInput={(e) =>
+                    setField(i, { description: (e.target as HTMLInputElement).value })
+                  }
+                />
+                <button
+                  type="button"
+                  aria-label={`remove field ${i + 1}`}
+                  onClick={() => set({ fields: draft.fields.filter((_, j) => j !== i) })}
+                >
                   ×
                 </button>
               </div>
             ))}
-            <button type="button" onClick={() => set({ fields: [...draft.fields, { name: '', type: 'string', description: '' }] })}>
+            <button
+              type="button"
+              onClick={() =>
+                set({ fields: [...draft.fields, { name: '', type: 'string', description: '' }] })
+              }
+            >
               Add field
             </button>
           </fieldset>
           <p class="muted">
-            Context and grants follow the category: {verdict?.tool ? `in context ${verdict.tool.contexts.join(', ') || '(none)'}` : 'validate to see its contexts'}; see{' '}
-            <a href="#/access">Who sees what</a> for who gets it.
+            Context and grants follow the category:{' '}
+            {verdict?.tool
+              ? `in context ${verdict.tool.contexts.join(', ') || '(none)'}`
+              : 'validate to see its contexts'}
+            ; see <a href="#/access">Who sees what</a> for who gets it.
           </p>
           <div class="actions">
-            <button type="button" class="primary" onClick={() => void save()} disabled={!verdict?.ok}>
+            <button
+              type="button"
+              class="primary"
+              onClick={() => void save()}
+              disabled={!verdict?.ok}
+            >
               {verdict?.exists ? 'Save (replace)' : 'Save (publish)'}
             </button>
             {stored && stored.status === 'active' && (
@@ -373,7 +550,8 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
                     {p.part && (
                       <>
                         {' '}
-                        — at <mark class="offending">{p.part.text}</mark> (characters {p.part.start}–{p.part.end})
+                        — at <mark class="offending">{p.part.text}</mark> (characters {p.part.start}
+                        –{p.part.end})
                       </>
                     )}
                   </li>
@@ -390,13 +568,22 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
               </pre>
               <div role="tablist" aria-label="Provider format">
                 {FORMATS.map((f) => (
-                  <button type="button" role="tab" aria-selected={format === f} onClick={() => setFormat(f)}>
+                  <button
+                    type="button"
+                    role="tab"
+                    aria-selected={format === f}
+                    onClick={() => setFormat(f)}
+                  >
                     {f === 'openai' ? 'OpenAI' : f === 'anthropic' ? 'Anthropic' : 'MCP'}
                   </button>
                 ))}
               </div>
               <div role="tabpanel" data-testid={`format-${format}`}>
-                <CodeView code={JSON.stringify(verdict.tool.formats[format], null, 2)} language="json" label={`${format} tool`} />
+                <CodeView
+                  code={JSON.stringify(verdict.tool.formats[format], null, 2)}
+                  language="json"
+                  label={`${format} tool`}
+                />
               </div>
             </section>
           )}
@@ -404,7 +591,12 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
             <h2 id="try-title">Try it (read-only, first page)</h2>
             <label>
               Sample arguments (JSON)
-              <textarea name="sample" rows={3} value={sample} onInput={(e) => setSample((e.target as HTMLTextAreaElement).value)} />
+              <textarea
+                name="sample"
+                rows={3}
+                value={sample}
+                onInput={(e) => setSample((e.target as HTMLTextAreaElement).value)}
+              />
             </label>
             <button type="button" onClick={() => void tryIt()} disabled={!verdict?.ok}>
               Try it
@@ -451,7 +643,8 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
         onAnswer={(yes) => {
           const pending = confirm;
           setConfirm(undefined);
-          if (yes && pending) pending.act().catch((err: unknown) => setSaveError(describeError(err)));
+          if (yes && pending)
+            pending.act().catch((err: unknown) => setSaveError(describeError(err)));
         }}
       />
     </section>

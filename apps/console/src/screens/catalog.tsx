@@ -44,7 +44,8 @@ export function CatalogScreen({ identity }: { identity: Identity }) {
   const needle = search.trim().toLowerCase();
   const shown = reports.filter(
     (r) =>
-      (!needle || `${r.id} ${r.name} ${r.category} ${r.contexts.join(' ')}`.toLowerCase().includes(needle)) &&
+      (!needle ||
+        `${r.id} ${r.name} ${r.category} ${r.contexts.join(' ')}`.toLowerCase().includes(needle)) &&
       (status === 'all' || (status === 'served') === r.served) &&
       (!category || r.category === category),
   );
@@ -53,7 +54,9 @@ export function CatalogScreen({ identity }: { identity: Identity }) {
       <div class="title-row">
         <h1 id="catalog-title">Catalog</h1>
         <span class={`live live-${live.state}`} data-testid="live" role="status">
-          {live.state === 'live' ? `live · catalog version ${live.version ?? value?.version ?? ''}` : live.state}
+          {live.state === 'live'
+            ? `live · catalog version ${live.version ?? value?.version ?? ''}`
+            : live.state}
         </span>
         <a class="button" href="#/author">
           New report
@@ -63,7 +66,11 @@ export function CatalogScreen({ identity }: { identity: Identity }) {
       <div class="filters">
         <label>
           Search
-          <input type="search" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} />
+          <input
+            type="search"
+            value={search}
+            onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+          />
         </label>
         <label>
           Status
@@ -75,7 +82,10 @@ export function CatalogScreen({ identity }: { identity: Identity }) {
         </label>
         <label>
           Category
-          <select value={category} onChange={(e) => setCategory((e.target as HTMLSelectElement).value)}>
+          <select
+            value={category}
+            onChange={(e) => setCategory((e.target as HTMLSelectElement).value)}
+          >
             <option value="">all</option>
             {categories.map((c) => (
               <option value={c}>{c}</option>

@@ -20,7 +20,11 @@ interface Health {
 const pct = (r: number | null) => (r === null ? 'no requests yet' : `${(r * 100).toFixed(1)} %`);
 
 export function HealthScreen({ identity }: { identity: Identity }) {
-  const { value: h, error, reload } = useLoad(() => api<Health>(identity, '/v1/admin/console/health'), [identity.token]);
+  const {
+    value: h,
+    error,
+    reload,
+  } = useLoad(() => api<Health>(identity, '/v1/admin/console/health'), [identity.token]);
   useEffect(() => {
     const t = setInterval(reload, 10_000);
     return () => clearInterval(t);
@@ -70,14 +74,17 @@ export function HealthScreen({ identity }: { identity: Identity }) {
             <p class="big">{pct(h.cache.list_hit_rate)}</p>
             <p>tool lists answered from cache</p>
             <p>
-              L1 {h.cache.list_requests.l1} · L2 {h.cache.list_requests.l2} · built {h.cache.list_requests.build}
+              L1 {h.cache.list_requests.l1} · L2 {h.cache.list_requests.l2} · built{' '}
+              {h.cache.list_requests.build}
             </p>
             <p>
-              Redis (L2): {pct(h.cache.l2.hit_rate)} hits ({h.cache.l2.hits} hits, {h.cache.l2.misses} misses, {h.cache.l2.errors} errors)
+              Redis (L2): {pct(h.cache.l2.hit_rate)} hits ({h.cache.l2.hits} hits,{' '}
+              {h.cache.l2.misses} misses, {h.cache.l2.errors} errors)
             </p>
             <p>
-              catalog builds: {h.cache.catalog_builds.postgres} from Postgres, {h.cache.catalog_builds.redis} from Redis,{' '}
-              {h.cache.catalog_builds.refresh} refreshes · change listener {h.cache.listener_up ? 'up' : 'down'}
+              catalog builds: {h.cache.catalog_builds.postgres} from Postgres,{' '}
+              {h.cache.catalog_builds.redis} from Redis, {h.cache.catalog_builds.refresh} refreshes
+              · change listener {h.cache.listener_up ? 'up' : 'down'}
             </p>
           </div>
         </div>

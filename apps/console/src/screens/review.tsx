@@ -32,7 +32,11 @@ interface Decision {
   message: string;
 }
 
-function ProposalCard(props: { identity: Identity; proposal: Proposal; onDecided: (d: Decision) => void }) {
+function ProposalCard(props: {
+  identity: Identity;
+  proposal: Proposal;
+  onDecided: (d: Decision) => void;
+}) {
   const { identity, proposal: p } = props;
   const [reason, setReason] = useState('');
   const [error, setError] = useState<string>();
@@ -58,21 +62,26 @@ function ProposalCard(props: { identity: Identity; proposal: Proposal; onDecided
     <article class="panel proposal" data-proposal={p.name} aria-labelledby={`p-${p.id}`}>
       <h2 id={`p-${p.id}`}>{p.name}</h2>
       <p class="muted">
-        proposed by <strong>{p.proposedBy}</strong> at {when(p.createdAt)} · sha256 {p.sha256.slice(0, 12)}…
+        proposed by <strong>{p.proposedBy}</strong> at {when(p.createdAt)} · sha256{' '}
+        {p.sha256.slice(0, 12)}…
       </p>
       {p.description && <p>{p.description}</p>}
       <CodeView code={p.source} language="javascript" label={`source of ${p.name}`} />
       <h3>Test arguments</h3>
       {p.testArgs ? (
-        <CodeView code={JSON.stringify(p.testArgs, null, 2)} language="json" label="test arguments" />
+        <CodeView
+          code={JSON.stringify(p.testArgs, null, 2)}
+          language="json"
+          label="test arguments"
+        />
       ) : (
         <p class="muted">none: the runtime gate will not smoke-test it</p>
       )}
       <h3>Static gate</h3>
       {p.static_findings.length === 0 ? (
         <p>
-          <span class="badge ok">passed</span> name, size, no clash, parses as an ES module with a default export, every SQL
-          literal passes the SQL guard
+          <span class="badge ok">passed</span> name, size, no clash, parses as an ES module with a
+          default export, every SQL literal passes the SQL guard
         </p>
       ) : (
         <ul>
@@ -85,9 +94,16 @@ function ProposalCard(props: { identity: Identity; proposal: Proposal; onDecided
       )}
       <div class="actions">
         {own ? (
-          <p class="notice">You proposed this tool: another reviewer of your tenant must decide on it.</p>
+          <p class="notice">
+            You proposed this tool: another reviewer of your tenant must decide on it.
+          </p>
         ) : (
-          <button type="button" class="primary" disabled={busy} onClick={() => void decide('approve')}>
+          <button
+            type="button"
+            class="primary"
+            disabled={busy}
+            onClick={() => void decide('approve')}
+          >
             Approve
           </button>
         )}
@@ -95,7 +111,12 @@ function ProposalCard(props: { identity: Identity; proposal: Proposal; onDecided
           Reason
           <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
         </label>
-        <button type="button" class="danger" disabled={busy || own} onClick={() => void decide('reject')}>
+        <button
+          type="button"
+          class="danger"
+          disabled={busy || own}
+          onClick={() => void decide('reject')}
+        >
           Reject
         </button>
       </div>
@@ -119,7 +140,9 @@ export function ReviewScreen({ identity }: { identity: Identity }) {
           {last.name}: {last.status}. {last.message}
         </p>
       )}
-      {value && value.pending.length === 0 && <p class="muted">No proposal is waiting for review.</p>}
+      {value && value.pending.length === 0 && (
+        <p class="muted">No proposal is waiting for review.</p>
+      )}
       {value?.pending.map((p) => (
         <ProposalCard
           identity={identity}
@@ -149,7 +172,9 @@ export function ReviewScreen({ identity }: { identity: Identity }) {
                 <tr>
                   <td>{d.name}</td>
                   <td>
-                    <span class={`badge ${d.status === 'installed' ? 'ok' : 'bad'}`}>{d.status}</span>
+                    <span class={`badge ${d.status === 'installed' ? 'ok' : 'bad'}`}>
+                      {d.status}
+                    </span>
                   </td>
                   <td>{d.proposed_by}</td>
                   <td>{d.reviewed_by}</td>
