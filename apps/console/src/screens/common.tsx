@@ -19,7 +19,6 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
         setLoading(false);
       },
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
   useEffect(reload, [reload]);
   return { value, error, loading, reload };
