@@ -39,7 +39,7 @@ describe('admin console in Chromium (Postgres)', () => {
       await page.getByRole('heading', { name: 'Report tool gateway console' }).waitFor();
       await page.reload();
       await page.getByLabel('Token').waitFor();
-      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+      expect(await page.evaluate('sessionStorage.length')).toBe(0);
       await screenshot(page, 'sign-in.png');
       expect(problems).toEqual([]);
     } finally {
