@@ -32,5 +32,13 @@ module.exports = {
       setupFilesAfterEnv: ['<rootDir>/test/browser/browser-timeout.ts'],
       globalTeardown: '<rootDir>/test/global-teardown.ts',
     },
+    {
+      ...common,
+      displayName: 'faults',
+      testMatch: ['<rootDir>/test/faults/**/*.fault-spec.ts'],
+      globalSetup: '<rootDir>/test/global-setup.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/integration-timeout.ts'],
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
+    },
   ],
 };
