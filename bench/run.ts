@@ -21,6 +21,7 @@ import { emptyResult } from './lib/types';
 import { cacheScenario } from './scenarios/cache';
 import { callScenario } from './scenarios/call';
 import { listScenario } from './scenarios/list';
+import { lookupScenario } from './scenarios/lookup';
 import { metaScenario } from './scenarios/meta';
 import { propagationScenario } from './scenarios/propagation';
 import { scaleScenario } from './scenarios/scale';
@@ -28,6 +29,7 @@ import { scaleScenario } from './scenarios/scale';
 const RUNNERS: Record<ScenarioName, Scenario> = {
   list: listScenario,
   call: callScenario,
+  lookup: lookupScenario,
   propagation: propagationScenario,
   scale: scaleScenario,
   meta: metaScenario,

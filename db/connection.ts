@@ -2,6 +2,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from './database';
+import { GuardedRead, prepareQueryValue, ResultTooLargeError } from './guarded-read';
+import type { GuardedReadRequest, GuardedReadResult } from './guarded-read';
 import { Mutex } from './mutex';
 import { PGliteDialect } from './pglite-dialect';
 import { VALUE_PARSERS } from './type-parsers';
@@ -37,6 +39,11 @@ export interface DatabaseHandle {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Kysely<DB>;
   withSession<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * Untrusted SQL under the settings that contain it, in one round trip where the driver
+   * allows, reading no more than `maxBytes` of rows (else ResultTooLargeError).
+   */
+  guardedRead(request: GuardedReadRequest): Promise<GuardedReadResult>;
   /** true when the database answers `SELECT 1` within the time given */
   ping(timeoutMs: number): Promise<boolean>;
   /** LISTEN on a dedicated connection; `onError` fires when that connection is lost. */
@@ -103,6 +110,29 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
         client.release(broken);
       }
     },
+    async guardedRead(request) {
+      // values are mapped before anything is written, so a bad one cannot leave half a pipeline
+      const values = request.values.map((v) => prepareQueryValue(v));
+      const client = await pool.connect();
+      // a dropped connection makes the client emit 'error'; the read reports it instead
+      const onError = (): void => undefined;
+      client.on('error', onError);
+      const read = new GuardedRead({ ...request, values }, pgTypes.getTypeParser);
+      let broken: Error | undefined;
+      try {
+        void client.query(read);
+        return await read.done;
+      } finally {
+        broken = read.broken;
+        if (!broken && read.needsRollback) {
+          await client.query('ROLLBACK').catch((err: Error) => {
+            broken = err;
+          });
+        }
+        client.release(broken);
+        client.removeListener('error', onError);
+      }
+    },
     ping: (timeoutMs) => ping(db, timeoutMs),
     async listen(channel, onNotify, onError) {
       const client = new pg.Client({ connectionString: url, application_name: 'gateway-listener' });
@@ -145,6 +175,22 @@ export async function openPGlite(dataDir: string | undefined): Promise<DatabaseH
           },
         }),
       );
+    },
+    guardedRead(request) {
+      // In-process: no round trips to save and no socket to watch; the cap is checked after.
+      return mutex.run(async () => {
+        try {
+          await pglite.exec(request.setup.join('; '));
+          const result = await pglite.query<unknown[]>(request.text, [...request.values], {
+            rowMode: 'array',
+          });
+          const bytes = Buffer.byteLength(JSON.stringify(result.rows));
+          if (bytes > request.maxBytes) throw new ResultTooLargeError(bytes, request.maxBytes);
+          return { fields: result.fields, rows: result.rows, bytes };
+        } finally {
+          await pglite.exec('ROLLBACK').catch(() => undefined);
+        }
+      });
     },
     ping: (timeoutMs) => ping(db, timeoutMs),
     async listen(channel, onNotify) {

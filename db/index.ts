@@ -1,5 +1,6 @@
 export * from './connection';
 export * from './database';
+export * from './guarded-read';
 export * from './demo-catalog';
 export * from './migrate';
 export * from './seed';

@@ -1,4 +1,12 @@
-export const SCENARIOS = ['list', 'call', 'propagation', 'scale', 'meta', 'cache'] as const;
+export const SCENARIOS = [
+  'list',
+  'call',
+  'lookup',
+  'propagation',
+  'scale',
+  'meta',
+  'cache',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface Args {

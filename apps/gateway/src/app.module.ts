@@ -13,6 +13,7 @@ import { HealthController } from './health/health.controller';
 import { McpModule } from './mcp/mcp.module';
 import { DomainExceptionFilter } from './http/domain-exception.filter';
 import { AccessController } from './tools/access.controller';
+import { ToolCallHotPath } from './tools/tool-call.hot-path';
 import { ToolListHotPath } from './tools/tool-list.hot-path';
 import { ToolsController } from './tools/tools.controller';
 
@@ -38,6 +39,10 @@ import { ToolsController } from './tools/tools.controller';
     MetaToolController,
     HealthController,
   ],
-  providers: [{ provide: APP_FILTER, useClass: DomainExceptionFilter }, ToolListHotPath],
+  providers: [
+    { provide: APP_FILTER, useClass: DomainExceptionFilter },
+    ToolListHotPath,
+    ToolCallHotPath,
+  ],
 })
 export class AppModule {}

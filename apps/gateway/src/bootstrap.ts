@@ -9,6 +9,7 @@ import type { GatewayConfig } from './config/gateway.config';
 import { registerConsole } from './console/console-static';
 import { HotPaths } from './http/hot-paths';
 import { McpListHotPath } from './mcp/mcp-list.hot-path';
+import { ToolCallHotPath } from './tools/tool-call.hot-path';
 import { ToolListHotPath } from './tools/tool-list.hot-path';
 
 /** Builds the app (also used by e2e tests and benches); does not listen. */
@@ -33,7 +34,7 @@ export async function createGateway(
   await registerConsole(app, app.get<GatewayConfig>(gatewayConfig.KEY).console.directory);
   hotPaths.install(
     app.getHttpAdapter().getInstance(),
-    [app.get(ToolListHotPath), app.get(McpListHotPath)],
+    [app.get(ToolListHotPath), app.get(ToolCallHotPath), app.get(McpListHotPath)],
     app.get(Metrics),
   );
   app.enableShutdownHooks();

@@ -210,6 +210,22 @@ export class CatalogService {
     this.lists.clear();
   }
 
+  /**
+   * `resolve` without any I/O, for the call fast lane: the tool when the tenant's catalog is
+   * in memory and vouched for and the caller may use the tool; else undefined (ask `resolve`).
+   */
+  cachedResolve(
+    principal: Principal,
+    name: string,
+  ): { catalog: TenantCatalog; tool: ServedTool } | undefined {
+    const catalog = this.store.current(principal.tenantId);
+    if (!catalog) return undefined;
+    const tool = this.index(catalog).get(name);
+    if (!tool) return undefined;
+    const roles = catalog.access.effectiveRoles(principal);
+    return this.permits(catalog, principal, roles, tool, undefined) ? { catalog, tool } : undefined;
+  }
+
   /** A tool in the caller's own visible set; missing and forbidden are the same error. */
   async resolve(
     principal: Principal,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { columnTypeName, readerRole } from '@app/db';
-import type { DatabaseHandle, SqlResult } from '@app/db';
+import { columnTypeName, readerRole, ResultTooLargeError } from '@app/db';
+import type { DatabaseHandle, GuardedReadResult, SqlResult } from '@app/db';
 import type { ReportTool } from '@app/templates';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Principal } from './principal';
@@ -65,22 +65,16 @@ export class ReportExecutor {
       ...tool.parameterValues(checked.args, principal),
       ...paged.pageValues(checked.page, checked.pageSize),
     ];
-    let result: SqlResult;
+    let result: GuardedReadResult;
     try {
-      result = await this.runReadOnly(catalog.tenant, paged.text, values);
+      result = await this.read(catalog.tenant, paged.text, values, this.options.maxResultBytes);
     } catch (err) {
       return this.describeFailure(name, err);
     }
     const hasMore = result.rows.length > checked.pageSize;
-    const rows = hasMore ? result.rows.slice(0, checked.pageSize) : result.rows;
+    const rows = rowObjects(result, hasMore ? checked.pageSize : result.rows.length);
     const bytes = Buffer.byteLength(JSON.stringify(rows));
-    if (bytes > this.options.maxResultBytes) {
-      return failure(
-        name,
-        'RESULT_TOO_LARGE',
-        `this page is ${bytes} bytes, over the ${this.options.maxResultBytes}-byte limit; ask for a smaller page_size or narrow the filters`,
-      );
-    }
+    if (bytes > this.options.maxResultBytes) return this.tooLarge(name, bytes, false);
     return {
       tool: name,
       is_error: false,
@@ -94,6 +88,14 @@ export class ReportExecutor {
     };
   }
 
+  private tooLarge(name: string, bytes: number, atLeast: boolean): ToolCallOutcome {
+    return failure(
+      name,
+      'RESULT_TOO_LARGE',
+      `this page is ${atLeast ? 'more than ' : ''}${bytes} bytes, over the ${this.options.maxResultBytes}-byte limit; ask for a smaller page_size or narrow the filters`,
+    );
+  }
+
   /**
    * The only way report SQL reaches the database: READ ONLY, statement timeout, search_path
    * pinned (pg_temp last), and the tenant's SELECT-only role, so even SQL that got past the
@@ -103,31 +105,42 @@ export class ReportExecutor {
     tenant: { id: string; dataSchema: string | null },
     text: string,
     values: readonly unknown[],
+    maxBytes = MAX_UNPAGED_BYTES,
   ): Promise<SqlResult> {
-    const timeoutMs = this.options.statementTimeoutMs;
+    const result = await this.read(tenant, text, values, maxBytes);
+    return { fields: result.fields, rows: rowObjects(result, result.rows.length) };
+  }
+
+  /**
+   * One round trip (on Postgres): the session setup, the query and the ROLLBACK are written
+   * together and closed by one Sync, so an error anywhere means the query did not run. Rows are
+   * read one by one against `maxBytes`; a result past it is dropped while it arrives.
+   */
+  private read(
+    tenant: { id: string; dataSchema: string | null },
+    text: string,
+    values: readonly unknown[],
+    maxBytes: number,
+  ): Promise<GuardedReadResult> {
     if (!tenant.dataSchema) throw new Error(`tenant ${tenant.id} has no datasource`);
-    const preamble = sessionPreamble(tenant.id, tenant.dataSchema, timeoutMs);
-    // The caller has the rows as soon as they arrive; the ROLLBACK that ends the read-only
-    // transaction runs after that, and only then does the connection go back to the pool.
-    return new Promise<SqlResult>((resolve, reject) => {
-      this.database
-        .withSession(async (session) => {
-          try {
-            // One round trip for the whole preamble; the report SQL goes on its own, extended.
-            await session.script(preamble);
-            // The client gives up shortly after the server should have; a hung connection is dropped.
-            resolve(await session.query(text, values, { timeoutMs: timeoutMs + 1000 }));
-          } catch (err) {
-            reject(err);
-          } finally {
-            await session.query('ROLLBACK').catch(() => undefined);
-          }
-        })
-        .catch(reject);
+    const timeoutMs = this.options.statementTimeoutMs;
+    const setup = sessionSetup(tenant.id, tenant.dataSchema, {
+      statementTimeoutMs: timeoutMs,
+      workMemKb: this.options.workMemKb ?? DEFAULT_WORK_MEM_KB,
+      tempFileLimitKb: this.options.tempFileLimitKb ?? DEFAULT_TEMP_FILE_LIMIT_KB,
+    });
+    // The client gives up shortly after the server should have; a hung connection is dropped.
+    return this.database.guardedRead({
+      setup,
+      text,
+      values,
+      maxBytes,
+      timeoutMs: timeoutMs + 1000,
     });
   }
 
   private describeFailure(name: string, err: unknown): ToolCallOutcome {
+    if (err instanceof ResultTooLargeError) return this.tooLarge(name, err.atLeastBytes, true);
     const pgError = err as { code?: string; message?: string };
     const seconds = this.options.statementTimeoutMs / 1000;
     if (pgError.code === QUERY_CANCELED || /Query read timeout/.test(pgError.message ?? '')) {
@@ -168,13 +181,37 @@ export class ReportExecutor {
 
 const IDENTIFIER = /^[a-z][a-z0-9_]*$/;
 
+/** What an unpaged read (a generated tool's ctx.query) may return at most. */
+const MAX_UNPAGED_BYTES = 16 * 1024 * 1024;
+const DEFAULT_WORK_MEM_KB = 8 * 1024;
+const DEFAULT_TEMP_FILE_LIMIT_KB = 256 * 1024;
+
+export interface SessionLimits {
+  statementTimeoutMs: number;
+  /** memory per sort/hash before spilling to disk */
+  workMemKb: number;
+  /** disk a query may spill to; 0 leaves the server's setting (it needs superuser to set) */
+  tempFileLimitKb: number;
+}
+
 /**
- * BEGIN READ ONLY, the pinned search_path (pg_temp last), the statement timeout and the
- * tenant's SELECT-only role. Built from identifiers that are checked here again (fail
- * closed), so the text can go as one simple-protocol script.
+ * BEGIN READ ONLY, the pinned search_path (pg_temp last), the statement timeout, the memory and
+ * temp-file limits, then the tenant's SELECT-only role (last: the limits need the gateway's own
+ * privileges). Role-level settings (ALTER ROLE ... SET) would not apply: Postgres reads them at
+ * login only, never on SET ROLE. Built from identifiers and integers checked here again (fail
+ * closed), one statement each, so they can go ahead of the query in the same write.
  */
-export function sessionPreamble(tenantId: string, dataSchema: string, timeoutMs: number): string {
-  if (!IDENTIFIER.test(tenantId) || !IDENTIFIER.test(dataSchema) || !Number.isInteger(timeoutMs)) {
+export function sessionSetup(
+  tenantId: string,
+  dataSchema: string,
+  limits: SessionLimits,
+): string[] {
+  const numbers = [limits.statementTimeoutMs, limits.workMemKb, limits.tempFileLimitKb];
+  if (
+    !IDENTIFIER.test(tenantId) ||
+    !IDENTIFIER.test(dataSchema) ||
+    !numbers.every((n) => Number.isSafeInteger(n) && n >= 0)
+  ) {
     throw new Error(
       `refusing to build a session for tenant ${JSON.stringify(tenantId)} / schema ${JSON.stringify(dataSchema)}`,
     );
@@ -182,9 +219,26 @@ export function sessionPreamble(tenantId: string, dataSchema: string, timeoutMs:
   return [
     'BEGIN TRANSACTION READ ONLY',
     `SET LOCAL search_path TO "${dataSchema}", pg_catalog, pg_temp`,
-    `SET LOCAL statement_timeout = ${timeoutMs}`,
+    `SET LOCAL statement_timeout = ${limits.statementTimeoutMs}`,
+    `SET LOCAL work_mem = '${limits.workMemKb}kB'`,
+    ...(limits.tempFileLimitKb > 0
+      ? [`SET LOCAL temp_file_limit = '${limits.tempFileLimitKb}kB'`]
+      : []),
     `SET LOCAL ROLE "${readerRole(tenantId)}"`,
-  ].join('; ');
+  ];
+}
+
+/** The first `count` rows as objects keyed by column name, as the API returns them. */
+function rowObjects(result: GuardedReadResult, count: number): Record<string, unknown>[] {
+  const names = result.fields.map((f) => f.name);
+  const rows = new Array<Record<string, unknown>>(count);
+  for (let r = 0; r < count; r++) {
+    const values = result.rows[r];
+    const row: Record<string, unknown> = {};
+    for (let c = 0; c < names.length; c++) row[names[c]] = values[c];
+    rows[r] = row;
+  }
+  return rows;
 }
 
 function failure(tool: string, code: ToolErrorCode, message: string): ToolCallOutcome {

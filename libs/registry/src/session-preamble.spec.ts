@@ -1,10 +1,22 @@
-import { sessionPreamble } from './report-executor';
+import { sessionSetup } from './report-executor';
 
-describe('sessionPreamble', () => {
-  it('opens a read-only transaction pinned to the tenant', () => {
-    expect(sessionPreamble('acme', 'tenant_acme', 5000)).toBe(
-      'BEGIN TRANSACTION READ ONLY; SET LOCAL search_path TO "tenant_acme", pg_catalog, pg_temp; SET LOCAL statement_timeout = 5000; SET LOCAL ROLE "gw_reader_acme"',
-    );
+const limits = { statementTimeoutMs: 5000, workMemKb: 8192, tempFileLimitKb: 262144 };
+
+describe('sessionSetup', () => {
+  it('opens a read-only transaction pinned to the tenant, limits first, role last', () => {
+    expect(sessionSetup('acme', 'tenant_acme', limits)).toEqual([
+      'BEGIN TRANSACTION READ ONLY',
+      'SET LOCAL search_path TO "tenant_acme", pg_catalog, pg_temp',
+      'SET LOCAL statement_timeout = 5000',
+      "SET LOCAL work_mem = '8192kB'",
+      "SET LOCAL temp_file_limit = '262144kB'",
+      'SET LOCAL ROLE "gw_reader_acme"',
+    ]);
+  });
+
+  it('leaves temp_file_limit to the server when it is 0', () => {
+    const setup = sessionSetup('acme', 'tenant_acme', { ...limits, tempFileLimitKb: 0 });
+    expect(setup.some((s) => s.includes('temp_file_limit'))).toBe(false);
   });
 
   it.each([
@@ -12,6 +24,12 @@ describe('sessionPreamble', () => {
     ['acme', 'tenant_acme"; RESET ROLE; --'],
     ['Acme', 'tenant_acme'],
   ])('refuses identifiers it did not validate: %p / %p', (tenant, schema) => {
-    expect(() => sessionPreamble(tenant, schema, 5000)).toThrow('refusing to build a session');
+    expect(() => sessionSetup(tenant, schema, limits)).toThrow('refusing to build a session');
+  });
+
+  it('refuses limits that are not whole numbers', () => {
+    expect(() => sessionSetup('acme', 'tenant_acme', { ...limits, workMemKb: 1.5 })).toThrow(
+      'refusing to build a session',
+    );
   });
 });

@@ -6,6 +6,10 @@ export const REGISTRY_OPTIONS = Symbol('REGISTRY_OPTIONS');
 export interface RegistryOptions {
   statementTimeoutMs: number;
   maxResultBytes: number;
+  /** work_mem of a report query, in kB (default 8 MB) */
+  workMemKb?: number;
+  /** temp_file_limit of a report query, in kB (default 256 MB); 0 leaves the server's */
+  tempFileLimitKb?: number;
   /** TTL of L2 (Redis) entries */
   cacheTtlSeconds: number;
   /** while the LISTEN connection is down, a tenant's version is re-read after this long */

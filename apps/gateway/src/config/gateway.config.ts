@@ -24,6 +24,10 @@ export interface GatewaySettings {
   reports: {
     statementTimeoutMs: number;
     maxResultBytes: number;
+    /** work_mem of a report query (kB) */
+    workMemKb: number;
+    /** temp_file_limit of a report query (kB); 0 leaves the server's setting */
+    tempFileLimitKb: number;
   };
   metaTool: {
     /** generated tools on disk, one directory per tenant */
@@ -169,6 +173,8 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
     reports: {
       statementTimeoutMs: integer(env, 'REPORT_STATEMENT_TIMEOUT_MS', 5000, 100, 300_000),
       maxResultBytes: integer(env, 'REPORT_MAX_RESULT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+      workMemKb: integer(env, 'REPORT_WORK_MEM_KB', 8 * 1024, 64, 1024 * 1024),
+      tempFileLimitKb: integer(env, 'REPORT_TEMP_FILE_LIMIT_KB', 256 * 1024, 0, 1024 * 1024 * 1024),
     },
     metaTool: {
       directory: env.GENERATED_TOOLS_DIR || `${env.DATA_DIR || '.data'}/generated-tools`,

@@ -12,6 +12,8 @@ export interface HotRequest {
   query: Record<string, unknown>;
   /** the parsed JSON body (POST paths only) */
   body?: unknown;
+  /** route parameters, e.g. `name` of /v1/tools/:name/call (POST paths only) */
+  params?: Record<string, string>;
 }
 
 /** A complete 200 response. */
@@ -30,7 +32,7 @@ export interface HotPath {
   readonly method: 'GET' | 'POST';
   /** the route as registered, e.g. /v1/tools */
   readonly url: string;
-  answer(request: HotRequest): HotAnswer | undefined;
+  answer(request: HotRequest): HotAnswer | Promise<HotAnswer> | undefined;
 }
 
 interface Entry {
@@ -77,11 +79,18 @@ export class HotPaths {
         headers: request.headers,
         query: request.query as Record<string, unknown>,
         body: request.body,
+        params: request.params as Record<string, string>,
       });
       if (!entry || !answer) return done();
       reply.hijack();
-      write(reply.raw, answer);
-      entry.served();
+      // a hot path that took the request answers it; a failure there is a plain 500, no stack
+      void Promise.resolve(answer).then(
+        (ready) => {
+          write(reply.raw, ready);
+          entry.served();
+        },
+        () => writeInternalError(reply.raw),
+      );
     });
   }
 
@@ -94,7 +103,8 @@ export class HotPaths {
     if (!entry) return false;
     const query = mark < 0 ? {} : (parseQuery(url.slice(mark + 1)) as Record<string, unknown>);
     const answer = entry.path.answer({ headers: request.headers, query });
-    if (!answer) return false;
+    // GET lanes answer from memory only: a pending answer is not theirs to give
+    if (!answer || answer instanceof Promise) return false;
     write(response, answer);
     entry.served();
     return true;
@@ -110,6 +120,17 @@ function write(response: ServerResponse, answer: HotAnswer): void {
   for (const piece of answer.body) response.write(piece);
   response.end();
   response.uncork();
+}
+
+function writeInternalError(response: ServerResponse): void {
+  const body =
+    '{"error":{"code":"INTERNAL","message":"internal error; the request was not completed"}}';
+  if (response.headersSent) return void response.destroy();
+  response.writeHead(500, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
+  response.end(body);
 }
 
 /** The business context a request names: ?context= first, then the X-Business-Context header. */

@@ -1,4 +1,5 @@
 import { ALLOWED_FUNCTION_KINDS, ALLOWED_FUNCTIONS } from './allowed-functions';
+import { amplifierProblem, AMPLIFIERS } from './amplifiers';
 import {
   ALLOWED_NODE_TYPES,
   ALLOWED_OPERATORS,
@@ -34,7 +35,7 @@ export class NodeRules implements AstVisitor {
       case 'CommonTableExpr':
         return this.checkCte(fields);
       case 'FuncCall':
-        this.checkFunction(fields.funcname);
+        this.checkFunction(fields.funcname, fields);
         return true;
       case 'TypeName':
         this.checkType(fields.names);
@@ -80,7 +81,7 @@ export class NodeRules implements AstVisitor {
     return false;
   }
 
-  private checkFunction(funcname: unknown): void {
+  private checkFunction(funcname: unknown, fields: AstFields): void {
     const parts = nameParts(funcname);
     const name = builtinName(parts);
     const refused = `function ${parts.join('.')} is not allowed`;
@@ -94,6 +95,9 @@ export class NodeRules implements AstVisitor {
         'function',
         `${refused}; allowed functions are read-only (${ALLOWED_FUNCTION_KINDS})`,
       );
+    } else if (AMPLIFIERS.has(name)) {
+      const problem = amplifierProblem(name, fields);
+      if (problem) this.sink.add('amplifier', problem);
     }
   }
 

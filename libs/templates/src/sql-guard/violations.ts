@@ -7,6 +7,7 @@ export type SqlGuardRule =
   | 'relation' // a table outside the whitelist or in a system schema
   | 'function' // a function or operator outside the read-only allow-list
   | 'cast' // a cast to a type outside the allow-list (reg* types, user-defined types)
+  | 'amplifier' // repeat/lpad/rpad/generate_series/array_fill without a small literal size
   | 'parameters' // undeclared, unused or hand-written positional parameters
   | 'differential'; // Postgres's scanner and parser disagree about the text
 
