@@ -27,6 +27,14 @@ module.exports = {
     },
     {
       ...common,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'],
+      globalSetup: '<rootDir>/test/browser/global-setup.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/browser/browser-timeout.ts'],
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
+    },
+    {
+      ...common,
       displayName: 'faults',
       testMatch: ['<rootDir>/test/faults/**/*.fault-spec.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',

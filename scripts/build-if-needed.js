@@ -1,23 +1,43 @@
-// `npm start` runs the built gateway; build first when dist is missing or older than a source file.
+// `npm start` runs the built gateway and serves the built console; build each one that is
+// missing or older than its sources.
 const { execSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync } = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const entry = path.join(root, 'dist/apps/gateway/src/main.js');
+const consoleRoot = path.join(root, 'apps/console');
+const consoleEntry = path.join(consoleRoot, 'dist/index.html');
 
-function newestSource(dir) {
+function newestSource(dir, extensions, skip = new Set()) {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(full).mtimeMs);
+    if (entry.isDirectory()) {
+      if (!skip.has(entry.name)) newest = Math.max(newest, newestSource(full, extensions, skip));
+    } else if (extensions.some((ext) => entry.name.endsWith(ext))) {
+      newest = Math.max(newest, statSync(full).mtimeMs);
+    }
   }
   return newest;
 }
 
-const sources = ['apps', 'libs', 'db'].map((d) => newestSource(path.join(root, d)));
-if (!existsSync(entry) || statSync(entry).mtimeMs < Math.max(...sources)) {
-  process.stderr.write('building the gateway (dist is missing or stale)...\n');
+const stale = (output, newest) => !existsSync(output) || statSync(output).mtimeMs < newest;
+
+const gatewaySources = ['apps/gateway', 'libs', 'db'].map((d) =>
+  newestSource(path.join(root, d), ['.ts']),
+);
+const consoleSources = newestSource(
+  consoleRoot,
+  ['.ts', '.tsx', '.css', '.html', '.mjs', '.json'],
+  new Set(['dist', 'node_modules']),
+);
+
+// `--console-only` (the browser tests' set-up): the console alone
+if (!process.argv.includes('--console-only') && stale(entry, Math.max(...gatewaySources))) {
+  process.stderr.write('building the gateway and the console (dist is missing or stale)...\n');
   execSync('npm run --silent build', { cwd: root, stdio: 'inherit' });
+} else if (stale(consoleEntry, consoleSources)) {
+  process.stderr.write('building the console (apps/console/dist is missing or stale)...\n');
+  execSync('npm run --silent build:console', { cwd: root, stdio: 'inherit' });
 }

@@ -9,6 +9,7 @@ import { GeneratedToolsController } from './admin/generated-tools.controller';
 import { MetaToolController } from './admin/meta-tool.controller';
 import { AuthModule } from './auth/auth.module';
 import { ClientRegistrationController, WellKnownController } from './auth/well-known.controller';
+import { ConsoleModule } from './console/console.module';
 import { gatewayConfig, validateEnvironment } from './config/gateway.config';
 import type { GatewayConfig } from './config/gateway.config';
 import { DatabaseModule } from './database/database.module';
@@ -42,6 +43,7 @@ import { ToolsController } from './tools/tools.controller';
     ),
     MetaToolModule,
     McpModule,
+    ConsoleModule,
   ],
   controllers: [
     SelectController,

@@ -5,6 +5,9 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
+import { gatewayConfig } from './config/gateway.config';
+import type { GatewayConfig } from './config/gateway.config';
+import { registerConsole } from './console/console-static';
 import { HotPaths } from './http/hot-paths';
 import { McpListHotPath } from './mcp/mcp-list.hot-path';
 import { ToolCallHotPath } from './tools/tool-call.hot-path';
@@ -49,6 +52,7 @@ export async function createGateway(
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
   installMcpRequestRules(app.getHttpAdapter().getInstance());
+  await registerConsole(app, app.get<GatewayConfig>(gatewayConfig.KEY).console.directory);
   hotPaths.install(
     app.getHttpAdapter().getInstance(),
     [app.get(ToolListHotPath), app.get(ToolCallHotPath), app.get(McpListHotPath)],

@@ -1,6 +1,7 @@
 export * from './access-explainer.service';
 export * from './access-policy';
 export * from './builtin-tools';
+export * from './call-activity';
 export * from './catalog-store';
 export * from './catalog.repository';
 export * from './catalog.service';

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccessExplainer } from './access-explainer.service';
 import { BuiltinTools } from './builtin-tools';
+import { CallActivity } from './call-activity';
 import { CatalogStore } from './catalog-store';
 import { CatalogService } from './catalog.service';
 import { Metrics } from './metrics';
@@ -12,6 +13,7 @@ import { ToolCallService } from './tool-calls.service';
 const SERVICES = [
   AccessExplainer,
   BuiltinTools,
+  CallActivity,
   CatalogService,
   CatalogStore,
   Metrics,

@@ -1,5 +1,6 @@
 import { argumentBoundsProblem } from '@app/templates';
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CallActivity } from './call-activity';
 import { CatalogService } from './catalog.service';
 import type { Principal } from './principal';
 import { ReportExecutor } from './report-executor';
@@ -16,6 +17,7 @@ export class ToolCallService {
     @Optional()
     @Inject(GENERATED_TOOL_RUNNER)
     private readonly generated: GeneratedToolRunner | null = null,
+    @Optional() @Inject(CallActivity) private readonly activity: CallActivity | null = null,
   ) {}
 
   /**
@@ -28,6 +30,17 @@ export class ToolCallService {
   }
 
   async call(principal: Principal, name: string, args: unknown): Promise<ToolCallOutcome> {
+    let failed = true;
+    try {
+      const outcome = await this.run(principal, name, args);
+      failed = outcome.is_error;
+      return outcome;
+    } finally {
+      this.activity?.record(principal.tenantId, failed);
+    }
+  }
+
+  private async run(principal: Principal, name: string, args: unknown): Promise<ToolCallOutcome> {
     const { catalog, tool } = await this.catalog.resolve(principal, name);
     // Arguments enter here from every protocol: bounded before any recursive code meets them.
     const outOfBounds = argumentBoundsProblem(args);

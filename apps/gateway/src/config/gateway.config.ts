@@ -71,6 +71,10 @@ export interface GatewaySettings {
     /** how many tools such a list still carries inline */
     inlineCount: number;
   };
+  console: {
+    /** the built admin console (`npm run build`), served at /console */
+    directory: string;
+  };
   cache: {
     /** TTL of Redis (L2) entries */
     ttlSeconds: number;
@@ -283,6 +287,7 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
       allowedOrigins: origins(env),
     },
     tools: tools(env),
+    console: { directory: env.CONSOLE_DIR || 'apps/console/dist' },
     cache: {
       ttlSeconds: integer(env, 'CACHE_TTL_SECONDS', 1800, 1, 7 * 24 * 3600),
       staleAfterMs: integer(env, 'CATALOG_STALE_AFTER_MS', 1000, 0, 600_000),

@@ -1,5 +1,5 @@
-import { CatalogService, ReportExecutor } from '@app/registry';
-import { Injectable } from '@nestjs/common';
+import { CallActivity, CatalogService, ReportExecutor } from '@app/registry';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { TokenVerifier } from '../auth/token-verifier';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
 import { parseCallRequest } from './call-body';
@@ -22,6 +22,7 @@ export class ToolCallHotPath implements HotPath {
     private readonly verifier: TokenVerifier,
     private readonly catalog: CatalogService,
     private readonly executor: ReportExecutor,
+    @Optional() @Inject(CallActivity) private readonly activity: CallActivity | null = null,
   ) {}
 
   answer(request: HotRequest): Promise<HotAnswer> | undefined {
@@ -36,6 +37,10 @@ export class ToolCallHotPath implements HotPath {
       return undefined;
     return this.executor
       .call(resolved.catalog, resolved.tool.report, parsed.value.arguments.value, principal)
+      .then((outcome) => {
+        this.activity?.record(principal.tenantId, outcome.is_error);
+        return outcome;
+      })
       .then((outcome) => ({
         headers: { 'content-type': CALL_CONTENT_TYPE },
         body: [Buffer.from(JSON.stringify(outcome))],

@@ -1,0 +1,111 @@
+import type { Principal } from '@app/registry';
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
+import { ConsoleAdminService } from './console-admin.service';
+
+function parseClaims(raw: string | undefined): Record<string, string> {
+  const claims: Record<string, string> = {};
+  for (const pair of (raw ?? '').split(',').filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0)
+      throw new BadRequestException(
+        `claims takes name=value pairs separated by commas; got "${pair}"`,
+      );
+    claims[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+  }
+  return claims;
+}
+
+/** The admin console's own reads and dry runs; nothing here writes. */
+@ApiTags('admin console')
+@ApiBearerAuth()
+@UseGuards(AuthGuard)
+@Controller('v1/admin')
+export class ConsoleAdminController {
+  constructor(private readonly console: ConsoleAdminService) {}
+
+  @Get('console/catalog')
+  @ApiOperation({ summary: "Every report of the admin's tenant: status, why, contexts, version" })
+  catalog(@CurrentPrincipal() admin: Principal) {
+    return this.console.catalog(admin);
+  }
+
+  @Post('reports/:id/validate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      "Dry run of PUT: the guard's verdict with the offending part, the rendered tool in every format; writes nothing",
+  })
+  validate(
+    @CurrentPrincipal() admin: Principal,
+    @Param('id') id: string,
+    @Body() document: unknown,
+  ) {
+    return this.console.validate(admin, id, document);
+  }
+
+  @Post('reports/:id/try')
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      'Runs an unsaved report document read-only with sample arguments: {report, arguments} -> the first page',
+  })
+  tryIt(@CurrentPrincipal() admin: Principal, @Param('id') id: string, @Body() body: unknown) {
+    return this.console.tryIt(admin, id, body);
+  }
+
+  @Get('access/tools')
+  @ApiOperation({ summary: 'The tool list a user (roles, claims) of your tenant gets' })
+  @ApiQuery({ name: 'user', required: true })
+  @ApiQuery({ name: 'roles', required: false, description: 'comma-separated token roles' })
+  @ApiQuery({ name: 'claims', required: false, description: 'name=value,...' })
+  @ApiQuery({ name: 'context', required: false })
+  accessTools(
+    @CurrentPrincipal() admin: Principal,
+    @Query('user') user?: string,
+    @Query('roles') roles?: string,
+    @Query('claims') claims?: string,
+    @Query('context') context?: string,
+  ) {
+    if (!user) throw new BadRequestException('user is required, e.g. ?user=alice&roles=analyst');
+    return this.console.accessTools(
+      admin,
+      {
+        user,
+        roles: (roles ?? '')
+          .split(',')
+          .map((r) => r.trim())
+          .filter(Boolean),
+        claims: parseClaims(claims),
+      },
+      context || undefined,
+    );
+  }
+
+  @Get('meta-tool/review')
+  @ApiOperation({
+    summary: "Reviewers: pending proposals with the static gate's findings, and past decisions",
+  })
+  review(@CurrentPrincipal() reviewer: Principal) {
+    return this.console.review(reviewer);
+  }
+
+  @Get('console/health')
+  @ApiOperation({
+    summary: "The tenant's catalog version, reports, calls per minute; this instance's caches",
+  })
+  health(@CurrentPrincipal() admin: Principal) {
+    return this.console.health(admin);
+  }
+}

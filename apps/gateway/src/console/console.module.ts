@@ -1,0 +1,15 @@
+import { MetaToolModule } from '@app/meta-tool';
+import { RegistryModule } from '@app/registry';
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { CatalogEventsController, CatalogEventStreams } from './catalog-events.controller';
+import { ConsoleAdminController } from './console-admin.controller';
+import { ConsoleAdminService } from './console-admin.service';
+
+/** The admin console's API: dry runs, previews, live catalog events, review and health reads. */
+@Module({
+  imports: [AuthModule, RegistryModule, MetaToolModule],
+  controllers: [ConsoleAdminController, CatalogEventsController],
+  providers: [ConsoleAdminService, CatalogEventStreams],
+})
+export class ConsoleModule {}
