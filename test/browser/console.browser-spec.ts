@@ -219,7 +219,8 @@ describe('admin console in Chromium (Postgres)', () => {
     const proposer: TokenClaims = {
       tenant: 'acme',
       user: 'ada',
-      roles: ['tool_author', 'tool_reviewer'],
+      // a generated tool reads only tables behind the proposer's own reports (meta_tool v2)
+      roles: ['tool_author', 'tool_reviewer', 'analyst'],
     };
     const proposed = await propose(
       gw,
