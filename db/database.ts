@@ -37,6 +37,10 @@ export interface ReportsTable {
   updated_at: Timestamp;
   /** the catalog version the row's last change claimed (see the report-changes migration) */
   changed_in: Generated<string>;
+  /** per-report execution limits; NULL: the gateway-wide setting */
+  statement_timeout_ms: ColumnType<number | null, number | null | undefined, number | null>;
+  max_rows: ColumnType<number | null, number | null | undefined, number | null>;
+  max_result_bytes: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A removed report: the catalog version its removal claimed. */
@@ -133,6 +137,8 @@ export interface ToolProposalsTable {
   outcome: string | null;
   created_at: Timestamp;
   decided_at: string | null;
+  /** the trace id of the request that made the proposal */
+  trace_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface GeneratedToolsTable {

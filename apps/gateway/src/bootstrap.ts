@@ -3,20 +3,44 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { DestinationStream, Logger } from 'pino';
+import { collectDefaultMetrics } from 'prom-client';
 import { AppModule } from './app.module';
+import { loadSettings } from './config/gateway.config';
 import { HotPaths } from './http/hot-paths';
 import { McpListHotPath } from './mcp/mcp-list.hot-path';
+import { createLogger, PinoNestLogger } from './pipeline/logger';
+import { PipelineModule } from './pipeline/pipeline.module';
+import { RequestPipeline } from './pipeline/request-pipeline';
+import { installContextManager } from './pipeline/tracing';
 import { ToolListHotPath } from './tools/tool-list.hot-path';
+
+export interface GatewayOptions {
+  /** false: no logging at all (tests), unless `logDestination` is given */
+  logger?: boolean;
+  /** where the pino lines go instead of stdout (tests capture them) */
+  logDestination?: DestinationStream;
+}
 
 /** Builds the app (also used by e2e tests and benches); does not listen. */
 export async function createGateway(
-  options: { logger?: boolean } = {},
+  options: GatewayOptions = {},
 ): Promise<NestFastifyApplication> {
+  const settings = loadSettings();
+  installContextManager();
+  const silent = options.logger === false && !options.logDestination;
+  const logger: Logger = createLogger(
+    silent ? { log: { ...settings.log, level: 'silent' } } : settings,
+    options.logDestination,
+  );
   const hotPaths = new HotPaths();
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule,
-    new FastifyAdapter({ bodyLimit: 1024 * 1024, serverFactory: hotPaths.serverFactory }),
-    { logger: options.logger === false ? false : ['log', 'warn', 'error'], abortOnError: false },
+    { module: AppModule, imports: [PipelineModule.forRoot(logger)] },
+    new FastifyAdapter({
+      bodyLimit: settings.limits.bodyBytes,
+      serverFactory: hotPaths.serverFactory,
+    }),
+    { logger: new PinoNestLogger(logger), abortOnError: false },
   );
   const document = SwaggerModule.createDocument(
     app,
@@ -27,11 +51,13 @@ export async function createGateway(
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
+  const metrics = app.get(Metrics);
+  collectDefaultMetrics({ register: metrics.registry });
   hotPaths.install(
     app.getHttpAdapter().getInstance(),
     [app.get(ToolListHotPath), app.get(McpListHotPath)],
-    app.get(Metrics),
+    metrics,
+    app.get(RequestPipeline),
   );
-  app.enableShutdownHooks();
   return app;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseHandle, ProposalStatus } from '@app/db';
+import { activeTraceId } from '@app/registry';
 import { sql } from 'kysely';
 import type { ProposalInput } from './contract';
 import { sha256 } from './tool-files';
@@ -53,6 +54,7 @@ export class ProposalRepository {
           sha256: sha256(input.code),
           test_args: input.testArgs === undefined ? null : JSON.stringify(input.testArgs),
           proposed_by: proposer,
+          trace_id: activeTraceId() ?? null,
         })
         .execute();
     } catch (err) {
@@ -63,6 +65,7 @@ export class ProposalRepository {
     await this.audit(tenantId, proposer, 'propose', input.name, {
       proposal_id: id,
       sha256: sha256(input.code),
+      trace_id: activeTraceId() ?? null,
     });
     return (await this.find(tenantId, id))!;
   }
@@ -131,7 +134,7 @@ export class ProposalRepository {
       actor,
       status === 'rejected' ? 'reject' : 'install_failed',
       proposal?.name ?? id,
-      { proposal_id: id, outcome },
+      { proposal_id: id, outcome, trace_id: activeTraceId() ?? null },
     );
   }
 
@@ -173,7 +176,11 @@ export class ProposalRepository {
           actor: installation.approvedBy,
           action: 'install',
           subject: proposal.name,
-          detail: JSON.stringify({ proposal_id: proposal.id, sha256: proposal.sha256 }),
+          detail: JSON.stringify({
+            proposal_id: proposal.id,
+            sha256: proposal.sha256,
+            trace_id: activeTraceId() ?? null,
+          }),
         })
         .execute();
     });

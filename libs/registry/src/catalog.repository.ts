@@ -255,6 +255,15 @@ function toStoredReport(r: ReportRow, filters: ChildRow[], fields: ChildRow[]): 
       sqlTemplate: r.sql_template,
       category: r.category,
       version: r.version,
+      ...(r.statement_timeout_ms !== null || r.max_rows !== null || r.max_result_bytes !== null
+        ? {
+            limits: {
+              statementTimeoutMs: r.statement_timeout_ms,
+              maxRows: r.max_rows,
+              maxResultBytes: r.max_result_bytes,
+            },
+          }
+        : {}),
       filters: filters.map((f) => ({
         name: f.name,
         type: f.type as FilterType,

@@ -18,3 +18,4 @@ export * from './tenant-catalog';
 export * from './testing';
 export * from './tokens';
 export * from './tool-calls.service';
+export * from './tracing';

@@ -5,6 +5,7 @@ import type { ReportTool } from '@app/templates';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Principal } from './principal';
 import type { TenantCatalog } from './tenant-catalog';
+import { activeTraceId, withSpan } from './tracing';
 import { DATABASE, REGISTRY_OPTIONS } from './tokens';
 import type { RegistryOptions } from './tokens';
 
@@ -60,25 +61,30 @@ export class ReportExecutor {
     const name = tool.definition.name;
     const checked = tool.arguments.check(input);
     if (!checked.ok) return failure(name, 'INVALID_ARGUMENTS', checked.message);
+    // per-report limits from the metadata, else the gateway-wide settings
+    const limits = tool.report.limits;
+    const timeoutMs = limits?.statementTimeoutMs ?? this.options.statementTimeoutMs;
+    const maxBytes = limits?.maxResultBytes ?? this.options.maxResultBytes;
+    const pageSize = Math.min(checked.pageSize, limits?.maxRows ?? checked.pageSize);
     const paged = tool.pagedQuery;
     const values = [
       ...tool.parameterValues(checked.args, principal),
-      ...paged.pageValues(checked.page, checked.pageSize),
+      ...paged.pageValues(checked.page, pageSize),
     ];
     let result: SqlResult;
     try {
-      result = await this.runReadOnly(catalog.tenant, paged.text, values);
+      result = await this.runReadOnly(catalog.tenant, paged.text, values, timeoutMs);
     } catch (err) {
-      return this.describeFailure(name, err);
+      return this.describeFailure(name, err, timeoutMs);
     }
-    const hasMore = result.rows.length > checked.pageSize;
-    const rows = hasMore ? result.rows.slice(0, checked.pageSize) : result.rows;
+    const hasMore = result.rows.length > pageSize;
+    const rows = hasMore ? result.rows.slice(0, pageSize) : result.rows;
     const bytes = Buffer.byteLength(JSON.stringify(rows));
-    if (bytes > this.options.maxResultBytes) {
+    if (bytes > maxBytes) {
       return failure(
         name,
         'RESULT_TOO_LARGE',
-        `this page is ${bytes} bytes, over the ${this.options.maxResultBytes}-byte limit; ask for a smaller page_size or narrow the filters`,
+        `this page is ${bytes} bytes, over the ${maxBytes}-byte limit; ask for a smaller page_size or narrow the filters`,
       );
     }
     return {
@@ -88,7 +94,7 @@ export class ReportExecutor {
         columns: result.fields.map((f) => ({ name: f.name, type: columnTypeName(f.dataTypeID) })),
         rows,
         page: checked.page,
-        page_size: checked.pageSize,
+        page_size: pageSize,
         has_more: hasMore,
       },
     };
@@ -103,12 +109,23 @@ export class ReportExecutor {
     tenant: { id: string; dataSchema: string | null },
     text: string,
     values: readonly unknown[],
+    timeoutMs = this.options.statementTimeoutMs,
   ): Promise<SqlResult> {
-    const timeoutMs = this.options.statementTimeoutMs;
     if (!tenant.dataSchema) throw new Error(`tenant ${tenant.id} has no datasource`);
-    const preamble = sessionPreamble(tenant.id, tenant.dataSchema, timeoutMs);
+    // the request's trace id as application_name: a slow query in pg_stat_activity leads back
+    const preamble = sessionPreamble(tenant.id, tenant.dataSchema, timeoutMs, activeTraceId());
     // The caller has the rows as soon as they arrive; the ROLLBACK that ends the read-only
     // transaction runs after that, and only then does the connection go back to the pool.
+    const attributes = { 'db.system': 'postgresql', 'gateway.tenant': tenant.id };
+    return withSpan('sql', attributes, () => this.runInSession(preamble, text, values, timeoutMs));
+  }
+
+  private runInSession(
+    preamble: string,
+    text: string,
+    values: readonly unknown[],
+    timeoutMs: number,
+  ): Promise<SqlResult> {
     return new Promise<SqlResult>((resolve, reject) => {
       this.database
         .withSession(async (session) => {
@@ -127,9 +144,9 @@ export class ReportExecutor {
     });
   }
 
-  private describeFailure(name: string, err: unknown): ToolCallOutcome {
+  private describeFailure(name: string, err: unknown, timeoutMs: number): ToolCallOutcome {
     const pgError = err as { code?: string; message?: string };
-    const seconds = this.options.statementTimeoutMs / 1000;
+    const seconds = timeoutMs / 1000;
     if (pgError.code === QUERY_CANCELED || /Query read timeout/.test(pgError.message ?? '')) {
       return failure(
         name,
@@ -173,8 +190,18 @@ const IDENTIFIER = /^[a-z][a-z0-9_]*$/;
  * tenant's SELECT-only role. Built from identifiers that are checked here again (fail
  * closed), so the text can go as one simple-protocol script.
  */
-export function sessionPreamble(tenantId: string, dataSchema: string, timeoutMs: number): string {
-  if (!IDENTIFIER.test(tenantId) || !IDENTIFIER.test(dataSchema) || !Number.isInteger(timeoutMs)) {
+export function sessionPreamble(
+  tenantId: string,
+  dataSchema: string,
+  timeoutMs: number,
+  traceId?: string,
+): string {
+  if (
+    !IDENTIFIER.test(tenantId) ||
+    !IDENTIFIER.test(dataSchema) ||
+    !Number.isInteger(timeoutMs) ||
+    (traceId !== undefined && !/^[0-9a-f]{32}$/.test(traceId))
+  ) {
     throw new Error(
       `refusing to build a session for tenant ${JSON.stringify(tenantId)} / schema ${JSON.stringify(dataSchema)}`,
     );
@@ -184,6 +211,7 @@ export function sessionPreamble(tenantId: string, dataSchema: string, timeoutMs:
     `SET LOCAL search_path TO "${dataSchema}", pg_catalog, pg_temp`,
     `SET LOCAL statement_timeout = ${timeoutMs}`,
     `SET LOCAL ROLE "${readerRole(tenantId)}"`,
+    ...(traceId ? [`SET LOCAL application_name = 'gateway trace=${traceId}'`] : []),
   ].join('; ');
 }
 

@@ -49,6 +49,15 @@ export interface ReportMetadata {
   version: number;
   filters: ReportFilter[];
   fields: ReportField[];
+  /** per-report execution limits; absent or null: the gateway-wide settings */
+  limits?: ReportLimits;
+}
+
+export interface ReportLimits {
+  statementTimeoutMs: number | null;
+  /** the largest page this report returns, whatever page_size asks for */
+  maxRows: number | null;
+  maxResultBytes: number | null;
 }
 
 export const REPORT_ID_PATTERN = /^[a-z][a-z0-9_]*$/;

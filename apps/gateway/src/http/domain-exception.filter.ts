@@ -3,13 +3,19 @@ import type { MetaToolErrorCode } from '@app/meta-tool';
 import { RegistryError } from '@app/registry';
 import type { RegistryErrorCode } from '@app/registry';
 import { TemplateError } from '@app/templates';
-import { Catch, HttpException, Logger } from '@nestjs/common';
+import { Catch, HttpException, Inject, Logger } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthError } from '../auth/token-verifier';
+import { gatewayConfig } from '../config/gateway.config';
+import type { GatewayConfig } from '../config/gateway.config';
+import { LimitError } from '../pipeline/limits';
+import { Redactor } from '../pipeline/redact';
+import { RequestPipeline } from '../pipeline/request-pipeline';
 
 interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };
+  trace_id?: string;
 }
 
 function metaToolStatus(code: MetaToolErrorCode): number {
@@ -47,10 +53,27 @@ function registryStatus(code: RegistryErrorCode): number {
 @Catch()
 export class DomainExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
+  private readonly redactor: Redactor;
+
+  constructor(
+    private readonly pipeline: RequestPipeline,
+    @Inject(gatewayConfig.KEY) config: GatewayConfig,
+  ) {
+    this.redactor = new Redactor(config);
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const ctx = this.pipeline.contextOf(http.getRequest<FastifyRequest>().raw);
     const [status, body] = this.describe(exception);
+    body.error.message = this.redactor.redact(body.error.message);
+    if (ctx) {
+      ctx.outcome = body.error.code;
+      body.trace_id = ctx.traceId;
+    }
+    if (exception instanceof LimitError)
+      void reply.header('retry-after', String(exception.retryAfterSeconds));
     void reply
       .status(status)
       .header('content-type', 'application/json; charset=utf-8')
@@ -58,6 +81,18 @@ export class DomainExceptionFilter implements ExceptionFilter {
   }
 
   private describe(exception: unknown): [number, ErrorBody] {
+    if (exception instanceof LimitError) {
+      return [
+        429,
+        {
+          error: {
+            code: exception.code,
+            message: `${exception.message}. Nothing was run.`,
+            details: { limit: exception.limit, retry_after_seconds: exception.retryAfterSeconds },
+          },
+        },
+      ];
+    }
     if (exception instanceof RegistryError) {
       return [
         registryStatus(exception.code),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CatalogService, RegistryError, ToolCallService } from '@app/registry';
+import { CatalogService, RegistryError } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { formatTool } from '@app/templates';
 import { Injectable } from '@nestjs/common';
@@ -12,6 +12,9 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { LimitError } from '../pipeline/limits';
+import { currentRequest } from '../pipeline/request-context';
+import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';
 
 /** Who a session serves; the principal is refreshed from each request's token. */
 export interface SessionIdentity {
@@ -43,7 +46,7 @@ export class McpServerFactory {
 
   constructor(
     private readonly catalog: CatalogService,
-    private readonly calls: ToolCallService,
+    private readonly pipeline: RequestPipeline,
   ) {}
 
   create(identity: SessionIdentity, onListed: (fingerprint: string) => void): Server {
@@ -52,19 +55,26 @@ export class McpServerFactory {
       { capabilities: { tools: { listChanged: true } } },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => {
+      this.pipeline.noteList('mcp');
       const { tools, fingerprint } = await this.list(identity);
       onListed(fingerprint);
       return { tools };
     });
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       try {
-        const outcome = await this.calls.call(
+        const outcome = await this.pipeline.callTool(
           identity.principal,
           request.params.name,
           request.params.arguments ?? {},
+          'mcp',
         );
-        return toCallResult(outcome);
+        return withTraceId(toCallResult(outcome));
       } catch (err) {
+        if (err instanceof LimitError)
+          return withTraceId({
+            isError: true,
+            content: [{ type: 'text', text: `${err.message}. Nothing was run.` }],
+          });
         if (err instanceof RegistryError && err.code === 'TOOL_NOT_FOUND')
           throw new McpError(ErrorCode.InvalidParams, err.message);
         if (err instanceof RegistryError) throw new McpError(ErrorCode.InternalError, err.message);
@@ -100,6 +110,12 @@ export class McpServerFactory {
   }
 }
 
+/** The request's trace id in the result's _meta, for the client's logs and support. */
+function withTraceId(result: CallToolResult): CallToolResult {
+  const traceId = currentRequest()?.traceId;
+  return traceId ? { ...result, _meta: { ...result._meta, trace_id: traceId } } : result;
+}
+
 function toCallResult(outcome: ToolCallOutcome): CallToolResult {
   if (outcome.is_error) {
     return { isError: true, content: [{ type: 'text', text: outcome.error.message }] };
@@ -109,6 +125,6 @@ function toCallResult(outcome: ToolCallOutcome): CallToolResult {
   }
   const { result } = outcome;
   const rows = JSON.stringify(result.rows);
-  const summary = `${result.rows.length} row(s), page ${result.page}${result.has_more ? ', more pages available (ask for the next page)' : ', no more pages'}. Columns: ${result.columns.map((c) => c.name).join(', ')}. Rows: ${rows.length > TEXT_LIMIT ? `${rows.slice(0, TEXT_LIMIT)}… (cut; the structured result has every row)` : rows}`;
+  const summary = `${result.rows.length} row(s), page ${result.page}${result.has_more ? ', more pages available (ask for the next page)' : ', no more pages'}. Columns: ${result.columns.map((c) => c.name).join(', ')}. Rows: ${rows.length > TEXT_LIMIT ? `${rows.slice(0, TEXT_LIMIT)}… (cut; the structured result has every row)` : rows}. ${UNTRUSTED_ROWS_NOTICE}`;
   return { content: [{ type: 'text', text: summary }], structuredContent: { ...result } };
 }

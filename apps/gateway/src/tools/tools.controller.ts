@@ -1,4 +1,4 @@
-import { CatalogService, ToolCallService } from '@app/registry';
+import { CatalogService } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { isToolFormat, TOOL_FORMATS } from '@app/templates';
 import type { ToolFormat } from '@app/templates';
@@ -26,7 +26,15 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { requestedContext } from '../http/hot-paths';
+import { currentRequest } from '../pipeline/request-context';
+import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';
 import { LIST_CONTENT_TYPE } from './tool-list.hot-path';
+
+/** A tool call's REST answer: the outcome, its trace id and (for data) what the rows are. */
+export type RestToolResult = ToolCallOutcome & {
+  trace_id: string | undefined;
+  meta?: { untrusted_data: true; notice: string };
+};
 
 function parseFormat(value: string | undefined): ToolFormat {
   if (value === undefined || value === '') return 'openai';
@@ -44,7 +52,7 @@ function parseFormat(value: string | undefined): ToolFormat {
 export class ToolsController {
   constructor(
     private readonly catalog: CatalogService,
-    private readonly calls: ToolCallService,
+    private readonly pipeline: RequestPipeline,
   ) {}
 
   @Get()
@@ -60,9 +68,11 @@ export class ToolsController {
   ): Promise<void> {
     // The body is cached already serialised; it is sent as is. Warm requests are answered
     // the same way by ToolListHotPath before they get here.
+    const toolFormat = parseFormat(format);
+    this.pipeline.noteList(toolFormat);
     const { body, key } = await this.catalog.listBody(
       principal,
-      parseFormat(format),
+      toolFormat,
       requestedContext(request),
     );
     await reply.header('content-type', LIST_CONTENT_TYPE).header('x-toolset-key', key).send(body);
@@ -78,9 +88,13 @@ export class ToolsController {
     @CurrentPrincipal() principal: Principal,
     @Param('name') name: string,
     @Body() body: unknown,
-  ): Promise<ToolCallOutcome> {
+  ): Promise<RestToolResult> {
     const args =
       body && typeof body === 'object' ? (body as { arguments?: unknown }).arguments : undefined;
-    return this.calls.call(principal, name, args);
+    const outcome = await this.pipeline.callTool(principal, name, args, 'rest');
+    const trace_id = currentRequest()?.traceId;
+    return outcome.is_error
+      ? { ...outcome, trace_id }
+      : { ...outcome, trace_id, meta: { untrusted_data: true, notice: UNTRUSTED_ROWS_NOTICE } };
   }
 }
