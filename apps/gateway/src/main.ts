@@ -72,7 +72,7 @@ async function shutdown(
   await app.close();
   metricsServer?.close();
   log.info('shutdown: closed');
-  log.flush();
+  await new Promise<void>((resolve) => log.flush(() => resolve()));
   return finished;
 }
 

@@ -206,7 +206,7 @@ function limitSettings(env: Env): GatewaySettings['limits'] {
     tenantCallsPerMin: integer(env, 'LIMIT_TENANT_CALLS_PER_MIN', 0, 0, 10_000_000),
     tenantConcurrentQueries: integer(env, 'LIMIT_TENANT_CONCURRENT_QUERIES', 0, 0, 1000),
     bodyBytes: integer(env, 'LIMIT_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    proposalsPerAuthorPerDay: integer(env, 'LIMIT_PROPOSALS_PER_AUTHOR_PER_DAY', 20, 0, 100_000),
+    proposalsPerAuthorPerDay: integer(env, 'LIMIT_PROPOSALS_PER_AUTHOR_PER_DAY', 0, 0, 100_000),
   };
 }
 

@@ -1,4 +1,4 @@
-import { CatalogService } from '@app/registry';
+import { CatalogService, withSpan } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { isToolFormat, TOOL_FORMATS } from '@app/templates';
 import type { ToolFormat } from '@app/templates';
@@ -70,10 +70,9 @@ export class ToolsController {
     // the same way by ToolListHotPath before they get here.
     const toolFormat = parseFormat(format);
     this.pipeline.noteList(toolFormat);
-    const { body, key } = await this.catalog.listBody(
-      principal,
-      toolFormat,
-      requestedContext(request),
+    const attributes = { 'gateway.tenant': principal.tenantId, 'gateway.format': toolFormat };
+    const { body, key } = await withSpan('tool.list', attributes, () =>
+      this.catalog.listBody(principal, toolFormat, requestedContext(request)),
     );
     await reply.header('content-type', LIST_CONTENT_TYPE).header('x-toolset-key', key).send(body);
   }
