@@ -18,5 +18,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`ALTER TABLE gateway.tool_proposals DROP COLUMN trace_id`.execute(db);
   await sql`ALTER TABLE gateway.reports
-    DROP COLUMN statement_timeout_ms, DROP COLUMN max_rows, DROP COLUMN max_result_bytes`.execute(db);
+    DROP COLUMN statement_timeout_ms, DROP COLUMN max_rows, DROP COLUMN max_result_bytes`.execute(
+    db,
+  );
 }

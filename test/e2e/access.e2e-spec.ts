@@ -260,7 +260,9 @@ describe('who sees what (e2e, real Postgres)', () => {
       expect(missing.status).toBe(404);
       // the same answer, apart from each request's own trace id
       const same = (text: string) => text.replace(/"trace_id":"[0-9a-f]{32}"/, '"trace_id":"-"');
-      expect(same(guessed.text).replace('secret', 'X')).toBe(same(missing.text).replace('secreu', 'X'));
+      expect(same(guessed.text).replace('secret', 'X')).toBe(
+        same(missing.text).replace('secreu', 'X'),
+      );
     });
 
     it('context of another tenant: 400 listing only the caller tenant contexts', async () => {

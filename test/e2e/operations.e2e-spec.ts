@@ -207,8 +207,12 @@ describe('one request pipeline: trace ids, access log, metrics (e2e)', () => {
     });
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(text).toMatch(/gateway_tool_calls_total\{protocol="rest",code="INVALID_ARGUMENTS"\} [1-9]/);
-    expect(text).toMatch(/gateway_call_duration_seconds_bucket\{le="[^"]+",protocol="rest",outcome="INVALID_ARGUMENTS"\}/);
+    expect(text).toMatch(
+      /gateway_tool_calls_total\{protocol="rest",code="INVALID_ARGUMENTS"\} [1-9]/,
+    );
+    expect(text).toMatch(
+      /gateway_call_duration_seconds_bucket\{le="[^"]+",protocol="rest",outcome="INVALID_ARGUMENTS"\}/,
+    );
     expect(text).toContain('process_cpu_seconds_total');
     expect(text).toMatch(/gateway_db_pool_connections\{state="max"\} \d+/);
     expect(text).toMatch(/gateway_postgres_up 1/);
@@ -341,9 +345,9 @@ describe('limits (e2e, real Redis)', () => {
       expect(applicationName).toMatch(/^gateway trace=[0-9a-f]{32}$/);
       const refused = await call(bob);
       expect(refused.status).toBe(429);
-      expect(((await refused.json()) as { error: { details: { limit: string } } }).error.details.limit).toBe(
-        'tenant_concurrent_queries',
-      );
+      expect(
+        ((await refused.json()) as { error: { details: { limit: string } } }).error.details.limit,
+      ).toBe('tenant_concurrent_queries');
       // globex runs while acme's query is still blocked: it was not queued behind it
       const other = await call(gina);
       expect(other.status).toBe(200);

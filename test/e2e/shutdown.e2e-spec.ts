@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
@@ -9,8 +9,8 @@ import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
 
 const ROOT = path.resolve(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
-const MAIN = path.join(ROOT, 'apps/gateway/src/main.ts');
+// the built gateway (Nest's DI needs tsc's decorator metadata, which tsx does not emit)
+const MAIN = path.join(ROOT, 'dist/apps/gateway/src/main.js');
 
 /**
  * SIGTERM to a real gateway process during a slow call: the call completes with its rows,
@@ -23,8 +23,13 @@ describe('graceful shutdown on SIGTERM (e2e, child process)', () => {
   let locker: pg.Client | undefined;
 
   beforeAll(async () => {
+    // what `npm start` does: build when dist is missing or older than the sources
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-if-needed.js')], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
     db = await createTestDatabase();
-  });
+  }, 300_000);
   afterAll(async () => {
     if (child && child.exitCode === null) child.kill('SIGKILL');
     await locker?.end().catch(() => undefined);
@@ -34,7 +39,7 @@ describe('graceful shutdown on SIGTERM (e2e, child process)', () => {
   it('lets the slow call finish, refuses new work, releases everything and exits 0', async () => {
     const port = await PrivateRedis.freePort();
     const base = `http://127.0.0.1:${port}`;
-    child = spawn(TSX, [MAIN], {
+    child = spawn(process.execPath, [MAIN], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,
@@ -43,6 +48,7 @@ describe('graceful shutdown on SIGTERM (e2e, child process)', () => {
         DATABASE_URL: db.url,
         AUTH_JWT_SECRET: TEST_JWT_SECRET,
         LOG_LEVEL: 'info',
+        LOG_FORMAT: 'pretty',
         SHUTDOWN_GRACE_MS: '20000',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -71,17 +77,34 @@ describe('graceful shutdown on SIGTERM (e2e, child process)', () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ arguments: { region: 'east' } }),
     });
-    const activity = async () =>
-      (
-        await locker!.query<{ application_name: string; wait_event_type: string | null }>(
+    // (a transaction sees one snapshot of pg_stat_activity: the locker cannot watch it)
+    const activity = async () => {
+      const watcher = new pg.Client({ connectionString: db.url });
+      await watcher.connect();
+      try {
+        const { rows } = await watcher.query<{
+          application_name: string;
+          wait_event_type: string | null;
+        }>(
           `SELECT application_name, wait_event_type FROM pg_stat_activity
-            WHERE datname = current_database() AND pid <> pg_backend_pid()`,
-        )
-      ).rows;
-    await eventually(async () => {
-      if (!(await activity()).some((a) => a.wait_event_type === 'Lock'))
-        throw new Error('the call has not reached the database yet');
-    });
+            WHERE datname = current_database() AND pid <> pg_backend_pid()
+              AND pid <> ${Number((locker as unknown as { processID: number }).processID)}`,
+        );
+        return rows;
+      } finally {
+        await watcher.end();
+      }
+    };
+    // a cold process builds the tenant's catalog first
+    await eventually(
+      async () => {
+        if (!(await activity()).some((a) => a.wait_event_type === 'Lock'))
+          throw new Error(
+            `the call has not reached the database yet: ${JSON.stringify(await activity())}`,
+          );
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     expect((await activity()).some((a) => a.application_name === 'gateway-listener')).toBe(true);
 
     child.kill('SIGTERM');
@@ -107,9 +130,10 @@ describe('graceful shutdown on SIGTERM (e2e, child process)', () => {
     // nothing of it is left in the database: pools and the LISTEN connection are closed
     await eventually(async () => {
       const left = await activity();
-      if (left.length > 0) throw new Error(`left: ${left.map((a) => a.application_name).join(', ')}`);
+      if (left.length > 0)
+        throw new Error(`left: ${left.map((a) => a.application_name).join(', ')}`);
     });
     expect(output).toContain('shutdown: in-flight requests finished');
     expect(output).toContain('shutdown: closed');
-  });
+  }, 120_000);
 });

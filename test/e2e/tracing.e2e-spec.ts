@@ -66,7 +66,10 @@ describe('OpenTelemetry spans of one call (e2e)', () => {
       'gateway.tool': SALES,
       'gateway.protocol': 'rest',
     });
-    expect(sqlSpan.attributes).toMatchObject({ 'db.system': 'postgresql', 'gateway.tenant': 'acme' });
+    expect(sqlSpan.attributes).toMatchObject({
+      'db.system': 'postgresql',
+      'gateway.tenant': 'acme',
+    });
     const everything = JSON.stringify(spans.map((s) => [s.name, s.attributes, s.events]));
     expect(everything).not.toContain(ARGUMENT);
   });

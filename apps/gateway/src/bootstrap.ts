@@ -23,9 +23,7 @@ export interface GatewayOptions {
 }
 
 /** Builds the app (also used by e2e tests and benches); does not listen. */
-export async function createGateway(
-  options: GatewayOptions = {},
-): Promise<NestFastifyApplication> {
+export async function createGateway(options: GatewayOptions = {}): Promise<NestFastifyApplication> {
   const settings = loadSettings();
   installContextManager();
   const silent = options.logger === false && !options.logDestination;

@@ -37,7 +37,9 @@ async function main(): Promise<void> {
         process.exit(drained ? 0 : 1);
       },
       (err: unknown) => {
-        process.stderr.write(`shutdown failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.stderr.write(
+          `shutdown failed: ${err instanceof Error ? err.message : String(err)}\n`,
+        );
         process.exit(1);
       },
     );
@@ -66,7 +68,12 @@ async function shutdown(
   server.close();
   server.closeIdleConnections();
   const finished = await drained;
-  log.info({ finished }, finished ? 'shutdown: in-flight requests finished' : 'shutdown: grace period over, closing anyway');
+  log.info(
+    { finished },
+    finished
+      ? 'shutdown: in-flight requests finished'
+      : 'shutdown: grace period over, closing anyway',
+  );
   // a hard stop if a resource refuses to close
   setTimeout(() => process.exit(1), 10_000).unref();
   await app.close();

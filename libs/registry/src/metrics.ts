@@ -52,7 +52,12 @@ export class Metrics {
   }
 
   /** A gauge computed when /metrics is scraped. */
-  gaugeCollected(name: string, help: string, collect: (set: (value: number, labels?: Labels) => void) => void | Promise<void>, labelNames: string[] = []): void {
+  gaugeCollected(
+    name: string,
+    help: string,
+    collect: (set: (value: number, labels?: Labels) => void) => void | Promise<void>,
+    labelNames: string[] = [],
+  ): void {
     if (this.gauges.has(name)) return;
     const gauge: Gauge = new Gauge({
       name,
@@ -71,7 +76,9 @@ export class Metrics {
     const metric = this.counters.get(name) ?? this.gauges.get(name);
     if (!metric) return 0;
     // prom-client keeps the series in `hashMap` (read synchronously; `get()` is async)
-    const series = (metric as unknown as { hashMap: Record<string, { value: number; labels: Labels }> }).hashMap;
+    const series = (
+      metric as unknown as { hashMap: Record<string, { value: number; labels: Labels }> }
+    ).hashMap;
     const wanted = Object.entries(labels);
     for (const entry of Object.values(series)) {
       const have = entry.labels ?? {};

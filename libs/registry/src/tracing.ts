@@ -18,7 +18,10 @@ export async function withSpan<T>(
       return await fn();
     } catch (err) {
       // the error's class only: a message may quote a value
-      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: err instanceof Error ? err.name : 'error',
+      });
       throw err;
     } finally {
       span.end();

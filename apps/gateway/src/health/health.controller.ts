@@ -67,7 +67,10 @@ export class HealthController {
 }
 
 /** Whether a scrape may read /metrics: no token configured, or the right bearer token. */
-export function metricsAllowed(token: string | undefined, authorization: string | undefined): boolean {
+export function metricsAllowed(
+  token: string | undefined,
+  authorization: string | undefined,
+): boolean {
   if (token === undefined) return true;
   const given = Buffer.from(/^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1] ?? '');
   const wanted = Buffer.from(token);
@@ -93,10 +96,16 @@ function registerHealthGauges(
     },
     ['state'],
   );
-  metrics.gaugeCollected('gateway_postgres_up', '1 when the database answers SELECT 1 within 500 ms', async (set) =>
-    set((await database.ping(500)) ? 1 : 0),
+  metrics.gaugeCollected(
+    'gateway_postgres_up',
+    '1 when the database answers SELECT 1 within 500 ms',
+    async (set) => set((await database.ping(500)) ? 1 : 0),
   );
-  metrics.gaugeCollected('gateway_redis_up', '1 when the Redis connection is ready (absent without REDIS_URL)', (set) => {
-    if (redis) set(redis.status === 'ready' ? 1 : 0);
-  });
+  metrics.gaugeCollected(
+    'gateway_redis_up',
+    '1 when the Redis connection is ready (absent without REDIS_URL)',
+    (set) => {
+      if (redis) set(redis.status === 'ready' ? 1 : 0);
+    },
+  );
 }

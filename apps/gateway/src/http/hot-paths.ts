@@ -89,11 +89,13 @@ export class HotPaths {
     fastify.addHook('preHandler', (request, reply, done) => {
       const url = request.routeOptions.url;
       const entry = hooked.find((e) => e.path.url === url && e.path.method === request.method);
-      const answer = entry && tryAnswer(entry.path, {
-        headers: request.headers,
-        query: request.query as Record<string, unknown>,
-        body: request.body,
-      });
+      const answer =
+        entry &&
+        tryAnswer(entry.path, {
+          headers: request.headers,
+          query: request.query as Record<string, unknown>,
+          body: request.body,
+        });
       if (!entry || !answer) return done();
       reply.hijack();
       write(reply.raw, answer);

@@ -64,7 +64,12 @@ export class Limits {
    * the call's slot (call it exactly once, when the call is over).
    */
   async admitCall(principal: Principal): Promise<() => void> {
-    if (this.user) await this.consume(this.user, 'user_calls_per_min', `${principal.tenantId}:${principal.userId}`);
+    if (this.user)
+      await this.consume(
+        this.user,
+        'user_calls_per_min',
+        `${principal.tenantId}:${principal.userId}`,
+      );
     if (this.tenant) await this.consume(this.tenant, 'tenant_calls_per_min', principal.tenantId);
     const cap = this.config.limits.tenantConcurrentQueries;
     if (cap === 0) return NOTHING;
@@ -92,7 +97,11 @@ export class Limits {
   /** One meta_tool proposal of `principal` (the seed's cost guard), or LimitError. */
   async admitProposal(principal: Principal): Promise<void> {
     if (this.proposals)
-      await this.consume(this.proposals, 'proposals_per_author_per_day', `${principal.tenantId}:${principal.userId}`);
+      await this.consume(
+        this.proposals,
+        'proposals_per_author_per_day',
+        `${principal.tenantId}:${principal.userId}`,
+      );
   }
 
   private limiter(name: string, points: number, duration: number): RateLimiterAbstract | undefined {
@@ -110,7 +119,11 @@ export class Limits {
     });
   }
 
-  private async consume(limiter: RateLimiterAbstract, limit: LimitName, key: string): Promise<void> {
+  private async consume(
+    limiter: RateLimiterAbstract,
+    limit: LimitName,
+    key: string,
+  ): Promise<void> {
     try {
       await limiter.consume(key);
     } catch (rejection) {

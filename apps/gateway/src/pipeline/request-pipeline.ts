@@ -47,9 +47,18 @@ export class RequestPipeline {
     private readonly calls: ToolCallService,
     @Inject(PINO_LOGGER) private readonly log: Logger,
   ) {
-    metrics.describe('gateway_http_request_duration_seconds', 'HTTP requests, by method, route and status class');
-    metrics.describe('gateway_list_duration_seconds', 'tool list requests, by protocol, format and outcome');
-    metrics.describe('gateway_call_duration_seconds', 'tool call requests, by protocol and outcome');
+    metrics.describe(
+      'gateway_http_request_duration_seconds',
+      'HTTP requests, by method, route and status class',
+    );
+    metrics.describe(
+      'gateway_list_duration_seconds',
+      'tool list requests, by protocol, format and outcome',
+    );
+    metrics.describe(
+      'gateway_call_duration_seconds',
+      'tool call requests, by protocol and outcome',
+    );
     metrics.describe('gateway_tool_calls_total', 'tool calls, by protocol and outcome code');
     metrics.describe('gateway_http_in_flight', 'HTTP requests being served');
     metrics.gaugeCollected('gateway_http_in_flight', 'HTTP requests being served', (set) =>
@@ -162,7 +171,10 @@ export class RequestPipeline {
         }
       });
     } catch (err) {
-      code = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : 'INTERNAL';
+      code =
+        typeof (err as { code?: unknown }).code === 'string'
+          ? (err as { code: string }).code
+          : 'INTERNAL';
       throw err;
     } finally {
       if (ctx) ctx.outcome = code;
@@ -179,10 +191,23 @@ export class RequestPipeline {
     const status = response.writableFinished ? response.statusCode : 499;
     const outcome = ctx.outcome ?? (status < 400 ? 'ok' : `HTTP_${status}`);
     const protocol = ctx.route === '/mcp' ? 'mcp' : 'rest';
-    this.observe('gateway_http_request_duration_seconds', seconds, ctx.method, ctx.route, `${Math.floor(status / 100)}xx`);
+    this.observe(
+      'gateway_http_request_duration_seconds',
+      seconds,
+      ctx.method,
+      ctx.route,
+      `${Math.floor(status / 100)}xx`,
+    );
     if (ctx.kind === 'list')
-      this.observe('gateway_list_duration_seconds', seconds, protocol, ctx.format ?? 'unknown', outcome);
-    else if (ctx.kind === 'call') this.observe('gateway_call_duration_seconds', seconds, protocol, outcome);
+      this.observe(
+        'gateway_list_duration_seconds',
+        seconds,
+        protocol,
+        ctx.format ?? 'unknown',
+        outcome,
+      );
+    else if (ctx.kind === 'call')
+      this.observe('gateway_call_duration_seconds', seconds, protocol, outcome);
     const length = response.getHeader('content-length');
     this.log.info(
       {
@@ -294,7 +319,13 @@ function refuseWhileDraining(request: IncomingMessage, response: ServerResponse)
   const body = JSON.stringify(
     readiness
       ? { status: 'not ready', reason: 'shutting down' }
-      : { error: { code: 'SHUTTING_DOWN', message: 'this instance is shutting down; retry the request (another instance will answer)' } },
+      : {
+          error: {
+            code: 'SHUTTING_DOWN',
+            message:
+              'this instance is shutting down; retry the request (another instance will answer)',
+          },
+        },
   );
   response.writeHead(503, {
     'content-type': 'application/json; charset=utf-8',

@@ -57,10 +57,7 @@ export interface RequestSpan {
  * Without an SDK the span is non-recording but still carries a trace id (the caller's, or
  * a new random one), so logs, headers and SQL always have one.
  */
-export function startRequestSpan(
-  method: string,
-  headers: IncomingHttpHeaders,
-): RequestSpan {
+export function startRequestSpan(method: string, headers: IncomingHttpHeaders): RequestSpan {
   const parent =
     headers.traceparent === undefined
       ? ROOT_CONTEXT
