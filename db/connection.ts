@@ -76,6 +76,10 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
     async withSession(fn) {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // a checked-out client has no pool listener: a connection lost between queries must
+      // mark it broken, not crash the process with an unhandled 'error' event
+      const lost = (err: Error) => (broken ??= err);
+      client.on('error', lost);
       try {
         return await fn({
           async script(text) {
@@ -102,6 +106,7 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
           },
         });
       } finally {
+        client.removeListener('error', lost);
         client.release(broken);
       }
     },

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Metrics } from '@app/registry';
 import pg from 'pg';
+import { sql } from 'kysely';
 import { eventually } from '../support/eventually';
-import { mintToken, startGateway, TEST_JWT_SECRET } from '../support/gateway';
+import { changeCatalog, mintToken, startGateway, TEST_JWT_SECRET } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { MCP_ACCEPT, MCP_INITIALIZE } from '../support/mcp';
+import { TcpProxy } from '../support/tcp-proxy';
 import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
 
@@ -362,6 +364,99 @@ describe('limits (e2e, real Redis)', () => {
     } finally {
       await release().catch(() => undefined);
       await gw.close();
+    }
+  });
+});
+
+describe('per-report limits in the metadata (e2e)', () => {
+  it('caps the rows and the statement timeout of one report, leaving the others alone', async () => {
+    const gw = await startGateway();
+    try {
+      await changeCatalog(gw, 'acme', (db) =>
+        sql`UPDATE gateway.reports SET max_rows = 1, statement_timeout_ms = 300
+             WHERE tenant_id = 'acme' AND id = 'sales_by_region'`.execute(db),
+      );
+      const call = async (name: string, args: unknown) =>
+        (await (
+          await gw.request(`/v1/tools/${name}/call`, {
+            method: 'POST',
+            as: alice,
+            json: { arguments: args },
+          })
+        ).json()) as {
+          is_error: boolean;
+          result?: { rows: unknown[]; page_size: number; has_more: boolean };
+          error?: { code: string; message: string };
+        };
+      const capped = await call(SALES, { page_size: 5 });
+      expect(capped.result).toMatchObject({ page_size: 1, has_more: true });
+      expect(capped.result?.rows).toHaveLength(1);
+      const other = await call('query_report_orders_by_status', { page_size: 5 });
+      expect(other.result?.rows.length).toBeGreaterThan(1);
+
+      const release = await lockOrders(gw.database, 'tenant_acme');
+      try {
+        const slow = await call(SALES, {});
+        expect(slow.error).toEqual({
+          code: 'TIMEOUT',
+          message: expect.stringContaining('took longer than 0.3 s'),
+        });
+      } finally {
+        await release();
+      }
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('error messages never carry connection strings or secrets (e2e)', () => {
+  it('says "unavailable" without the database URL, its password or SQL when the database is gone', async () => {
+    const db = await createTestDatabase();
+    const url = new URL(db.url);
+    const proxy = new TcpProxy(url.hostname, Number(url.port || 5432));
+    await proxy.start();
+    const password = `pw-${randomBytes(6).toString('hex')}`;
+    url.host = `127.0.0.1:${proxy.port}`;
+    url.username = 'postgres';
+    url.password = password; // trust authentication ignores it; the gateway must not repeat it
+    const gw = await startGateway({ DATABASE_URL: url.toString() }, { ...db, url: url.toString() });
+    try {
+      const call = () =>
+        gw.request(`/v1/tools/${SALES}/call`, {
+          method: 'POST',
+          as: alice,
+          json: { arguments: { region: 'east' } },
+        });
+      expect((await call()).status).toBe(200);
+      await proxy.stop();
+      const answers = [
+        await (await call()).text(),
+        await (await gw.request('/v1/tools', { as: gina })).text(),
+        await (await gw.request('/readyz')).text(),
+        await (
+          await fetch(`${gw.baseUrl}/mcp`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${await mintToken(gina)}`,
+              'content-type': 'application/json',
+              ...MCP_ACCEPT,
+            },
+            body: JSON.stringify(MCP_INITIALIZE),
+          })
+        ).text(),
+      ];
+      const all = answers.join('\n');
+      expect(all).toContain('unavailable');
+      expect(all).not.toContain(password);
+      expect(all).not.toMatch(/postgres(ql)?:\/\//);
+      expect(all).not.toContain(String(proxy.port));
+      expect(all).not.toContain(TEST_JWT_SECRET);
+      expect(all).not.toMatch(/SELECT|FROM orders/);
+    } finally {
+      await gw.close();
+      await proxy.stop();
+      await db.drop();
     }
   });
 });
