@@ -22,6 +22,7 @@ import { cacheScenario } from './scenarios/cache';
 import { callScenario } from './scenarios/call';
 import { listScenario } from './scenarios/list';
 import { metaScenario } from './scenarios/meta';
+import { opsScenario } from './scenarios/ops';
 import { propagationScenario } from './scenarios/propagation';
 import { scaleScenario } from './scenarios/scale';
 
@@ -32,6 +33,7 @@ const RUNNERS: Record<ScenarioName, Scenario> = {
   scale: scaleScenario,
   meta: metaScenario,
   cache: cacheScenario,
+  ops: opsScenario,
 };
 
 const QUICK: Tuning = {

@@ -1,4 +1,4 @@
-export const SCENARIOS = ['list', 'call', 'propagation', 'scale', 'meta', 'cache'] as const;
+export const SCENARIOS = ['list', 'call', 'propagation', 'scale', 'meta', 'cache', 'ops'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface Args {
