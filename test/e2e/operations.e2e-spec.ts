@@ -220,6 +220,21 @@ describe('one request pipeline: trace ids, access log, metrics (e2e)', () => {
     expect(text).toMatch(/gateway_postgres_up 1/);
   });
 
+  it('counts SQL guard refusals of report templates by rule', async () => {
+    await changeCatalog(gw, 'acme', (db) =>
+      sql`INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)
+          VALUES ('acme', 'ops_broken', 'Broken', 'bad template', 'DELETE FROM orders', 'sales')`.execute(
+        db,
+      ),
+    );
+    const text = await (
+      await fetch(`${gw.baseUrl}/metrics`, {
+        headers: { authorization: 'Bearer metrics-token-for-the-test-0001' },
+      })
+    ).text();
+    expect(text).toMatch(/^gateway_sql_guard_refusals_total\{rule="[a-z_-]+"\} [1-9]/m);
+  });
+
   it('refuses a body over the limit with a coded 413, not a stack trace', async () => {
     const big = 'x'.repeat(1024 * 1024 + 10);
     const res = await gw.request(`/v1/tools/${SALES}/call`, {
