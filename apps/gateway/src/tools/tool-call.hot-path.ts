@@ -1,7 +1,9 @@
 import { CatalogService, ReportExecutor } from '@app/registry';
+import type { ToolCallOutcome } from '@app/registry';
 import { Injectable } from '@nestjs/common';
-import { TokenVerifier } from '../auth/token-verifier';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
+import { currentRequest } from '../pipeline/request-context';
+import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';
 
 /**
  * POST /v1/tools/{name}/call for a report tool when everything but the query is in memory: a
@@ -10,7 +12,9 @@ import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
  * same bytes; anything else (a new token, an unknown or forbidden tool, a built-in or
  * generated tool, a cold catalog) goes on to the controller, refusals included.
  *
- * Kept small and self-contained so it can sit behind the shared request pipeline (#16).
+ * It goes through the request pipeline like the list lanes: `cachedPrincipal` for the caller,
+ * `callTool` for the limits, the `tool.call` span and the call counters (a LimitError goes on
+ * to the controller, whose filter answers 429).
  */
 @Injectable()
 export class ToolCallHotPath implements HotPath {
@@ -18,13 +22,13 @@ export class ToolCallHotPath implements HotPath {
   readonly url = '/v1/tools/:name/call';
 
   constructor(
-    private readonly verifier: TokenVerifier,
+    private readonly pipeline: RequestPipeline,
     private readonly catalog: CatalogService,
     private readonly executor: ReportExecutor,
   ) {}
 
   answer(request: HotRequest): Promise<HotAnswer> | undefined {
-    const principal = this.verifier.cached(request.headers.authorization);
+    const principal = this.pipeline.cachedPrincipal(request.headers.authorization);
     const name = request.params?.name;
     if (!principal || name === undefined) return undefined;
     const resolved = this.catalog.cachedResolve(principal, name);
@@ -32,14 +36,31 @@ export class ToolCallHotPath implements HotPath {
     const body = request.body;
     const args =
       body && typeof body === 'object' ? (body as { arguments?: unknown }).arguments : undefined;
-    return this.executor
-      .call(resolved.catalog, resolved.tool.report, args, principal)
+    const report = resolved.tool.report;
+    return this.pipeline
+      .callTool(principal, name, args, 'rest', () =>
+        this.executor.call(resolved.catalog, report, args, principal),
+      )
       .then((outcome) => ({
         headers: { 'content-type': CALL_CONTENT_TYPE },
-        body: [Buffer.from(JSON.stringify(outcome))],
+        body: [Buffer.from(JSON.stringify(restResult(outcome)))],
       }));
   }
 }
 
 /** What Fastify sends for the controller's object answer. */
 export const CALL_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** A tool call's REST answer: the outcome, its trace id and (for data) what the rows are. */
+export type RestToolResult<T = ToolCallOutcome> = T & {
+  trace_id: string | undefined;
+  meta?: { untrusted_data: true; notice: string };
+};
+
+/** The REST answer of `outcome` in the current request (the controller and the fast lane). */
+export function restResult<T extends { is_error: boolean }>(outcome: T): RestToolResult<T> {
+  const trace_id = currentRequest()?.traceId;
+  return outcome.is_error
+    ? { ...outcome, trace_id }
+    : { ...outcome, trace_id, meta: { untrusted_data: true, notice: UNTRUSTED_ROWS_NOTICE } };
+}
