@@ -347,6 +347,40 @@ describe('limits (e2e, real Redis)', () => {
     }
   });
 
+  it('limits the call fast lane too, counting a refused warm call once', async () => {
+    const gw = await startGateway({
+      REDIS_URL: process.env.TEST_REDIS_URL ?? '',
+      REDIS_KEY_PREFIX: `ops-${randomBytes(4).toString('hex')}`,
+      LIMIT_USER_CALLS_PER_MIN: '1',
+    });
+    try {
+      const metrics = gw.app.get(Metrics);
+      const fast = () =>
+        metrics.value('gateway_hot_path_responses_total', { route: 'POST /v1/tools/:name/call' });
+      const limited = () =>
+        metrics.value('gateway_tool_calls_total', { protocol: 'rest', code: 'RATE_LIMITED' });
+      const token = await mintToken({ ...alice, user: 'alice-fast-lane' });
+      const call = () =>
+        fetch(`${gw.baseUrl}/v1/tools/${SALES}/call`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ arguments: { region: 'east' } }),
+        });
+      expect((await call()).status).toBe(200); // a new token: the controller
+      const before = { fast: fast(), limited: limited() };
+      const refused = await call(); // warm: the fast lane meets the limit, the filter answers
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+        'RATE_LIMITED',
+      );
+      expect(fast()).toBe(before.fast);
+      expect(limited()).toBe(before.limited + 1);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it("a tenant at its concurrency cap is refused at once and does not hold up another tenant's calls", async () => {
     const gw = await startGateway({ LIMIT_TENANT_CONCURRENT_QUERIES: '1', DB_POOL_SIZE: '2' });
     const release = await lockOrders(gw.database, 'tenant_acme');

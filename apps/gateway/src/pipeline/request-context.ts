@@ -25,6 +25,8 @@ export interface RequestContext {
   outcome?: string;
   /** answered by a fast lane (from memory, before Fastify) */
   fastLane?: boolean;
+  /** a limit refusal a fast lane met; the route it falls through to answers it, uncounted */
+  refusal?: Error;
   /** long-lived (an MCP notification stream): not waited for at shutdown */
   stream?: boolean;
 }

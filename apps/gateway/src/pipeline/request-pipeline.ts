@@ -7,7 +7,7 @@ import { context, SpanStatusCode } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { TokenVerifier } from '../auth/token-verifier';
-import { Limits } from './limits';
+import { LimitError, Limits } from './limits';
 import { currentRequest, runInRequest } from './request-context';
 import type { RequestContext } from './request-context';
 import { startRequestSpan } from './tracing';
@@ -151,6 +151,12 @@ export class RequestPipeline {
     run: () => Promise<ToolCallOutcome> = () => this.calls.call(principal, name, args),
   ): Promise<ToolCallOutcome> {
     const ctx = currentRequest();
+    if (ctx?.refusal) {
+      // the call fast lane met a limit already: refuse again without counting it twice
+      const refusal = ctx.refusal;
+      ctx.refusal = undefined;
+      throw refusal;
+    }
     if (ctx) {
       ctx.kind = 'call';
       ctx.tool = name;
@@ -174,6 +180,7 @@ export class RequestPipeline {
         }
       });
     } catch (err) {
+      if (err instanceof LimitError && ctx) ctx.refusal = err;
       code =
         typeof (err as { code?: unknown }).code === 'string'
           ? (err as { code: string }).code
