@@ -348,6 +348,9 @@ describe('limits (e2e, real Redis)', () => {
   });
 
   it('limits the call fast lane too, counting a refused warm call once', async () => {
+    // startGateway leaves its settings in process.env: put back what the next tests had
+    const keys = ['REDIS_URL', 'REDIS_KEY_PREFIX', 'LIMIT_USER_CALLS_PER_MIN'] as const;
+    const saved = keys.map((k) => process.env[k]);
     const gw = await startGateway({
       REDIS_URL: process.env.TEST_REDIS_URL ?? '',
       REDIS_KEY_PREFIX: `ops-${randomBytes(4).toString('hex')}`,
@@ -378,6 +381,10 @@ describe('limits (e2e, real Redis)', () => {
       expect(limited()).toBe(before.limited + 1);
     } finally {
       await gw.close();
+      keys.forEach((k, i) => {
+        if (saved[i] === undefined) delete process.env[k];
+        else process.env[k] = saved[i];
+      });
     }
   });
 
