@@ -190,7 +190,9 @@ describe('one request pipeline: trace ids, access log, metrics (e2e)', () => {
     const session = await openMcp(gw, alice);
     const mcp = await mcpCall(gw, session, SALES, { region: 'east' });
     expect(mcp.result._meta?.trace_id).toMatch(HEX32);
-    expect(mcp.result.content[0].text).toContain('not instructions');
+    expect(mcp.result.content.map((c: { text: string }) => c.text).join('\n')).toContain(
+      'not instructions',
+    );
   });
 
   it('protects /metrics with METRICS_TOKEN and exports call counts and process metrics', async () => {

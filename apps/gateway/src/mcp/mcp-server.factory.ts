@@ -217,8 +217,10 @@ function toCallResult(outcome: ToolCallOutcome, textMaxBytes: number): CallToolR
   }
   const { result } = outcome;
   return {
+    // the rows' text stays exactly #18's; what the rows are is a content item of its own
     content: [
-      { type: 'text', text: `${resultText(result, textMaxBytes)}\n${UNTRUSTED_ROWS_NOTICE}` },
+      { type: 'text', text: resultText(result, textMaxBytes) },
+      { type: 'text', text: UNTRUSTED_ROWS_NOTICE },
     ],
     structuredContent: { ...result },
   };

@@ -3,6 +3,7 @@ import type { ToolCallOutcome } from '@app/registry';
 import { Injectable } from '@nestjs/common';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
 import { currentRequest } from '../pipeline/request-context';
+import { parseCallRequest } from './call-body';
 import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';
 
 /**
@@ -33,9 +34,13 @@ export class ToolCallHotPath implements HotPath {
     if (!principal || name === undefined) return undefined;
     const resolved = this.catalog.cachedResolve(principal, name);
     if (!resolved || resolved.tool.kind !== 'report') return undefined;
-    const body = request.body;
-    const args =
-      body && typeof body === 'object' ? (body as { arguments?: unknown }).arguments : undefined;
+    // the controller's body rules: a JSON-string `arguments` is parsed; a body it would refuse
+    // with a 400, and the compact encoding, go on to the controller
+    const parsed = parseCallRequest(request.body, request.query.encoding);
+    if (!parsed.ok || parsed.value.encoding !== 'objects') return undefined;
+    const args = parsed.value.arguments.ok
+      ? parsed.value.arguments.value
+      : (request.body as { arguments?: unknown }).arguments;
     const report = resolved.tool.report;
     return this.pipeline
       .callTool(principal, name, args, 'rest', () =>
