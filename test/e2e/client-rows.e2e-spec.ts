@@ -124,6 +124,7 @@ describe('rows for the model and tool-call helpers (e2e)', () => {
         code: 'INVALID_ARGUMENTS',
         message: expect.stringContaining('arguments is a string that is not valid JSON'),
       },
+      trace_id: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
   });
 

@@ -38,13 +38,17 @@ export class ToolCallHotPath implements HotPath {
     // with a 400, and the compact encoding, go on to the controller
     const parsed = parseCallRequest(request.body, request.query.encoding);
     if (!parsed.ok || parsed.value.encoding !== 'objects') return undefined;
-    const args = parsed.value.arguments.ok
-      ? parsed.value.arguments.value
-      : (request.body as { arguments?: unknown }).arguments;
+    const args = parsed.value.arguments;
     const report = resolved.tool.report;
     return this.pipeline
-      .callTool(principal, name, args, 'rest', () =>
-        this.executor.call(resolved.catalog, report, args, principal),
+      .callTool(principal, name, args.ok ? args.value : undefined, 'rest', async () =>
+        args.ok
+          ? this.executor.call(resolved.catalog, report, args.value, principal)
+          : {
+              tool: name,
+              is_error: true,
+              error: { code: 'INVALID_ARGUMENTS', message: args.message },
+            },
       )
       .then((outcome) => ({
         headers: { 'content-type': CALL_CONTENT_TYPE },
