@@ -23,6 +23,7 @@ import { callScenario } from './scenarios/call';
 import { listScenario } from './scenarios/list';
 import { lookupScenario } from './scenarios/lookup';
 import { metaScenario } from './scenarios/meta';
+import { opsScenario } from './scenarios/ops';
 import { propagationScenario } from './scenarios/propagation';
 import { scaleScenario } from './scenarios/scale';
 
@@ -34,6 +35,7 @@ const RUNNERS: Record<ScenarioName, Scenario> = {
   scale: scaleScenario,
   meta: metaScenario,
   cache: cacheScenario,
+  ops: opsScenario,
 };
 
 const QUICK: Tuning = {

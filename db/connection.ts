@@ -53,6 +53,8 @@ export interface DatabaseHandle {
     onError: (err: Error) => void,
   ): Promise<Unlisten>;
   close(): Promise<void>;
+  /** connection pool use, for metrics (Postgres only) */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
 }
 
 function ping(db: Kysely<DB>, timeoutMs: number): Promise<boolean> {
@@ -144,6 +146,12 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
       }
     },
     ping: (timeoutMs) => ping(db, timeoutMs),
+    poolStats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: poolSize,
+    }),
     async listen(channel, onNotify, onError) {
       const client = new pg.Client({ connectionString: url, application_name: 'gateway-listener' });
       client.on('notification', (msg) => {

@@ -40,6 +40,10 @@ export interface ReportsTable {
   /** optional words for tool search (migration 2026-12-02T04-00) */
   synonyms: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
   example_questions: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /** per-report execution limits; NULL: the gateway-wide setting */
+  statement_timeout_ms: ColumnType<number | null, number | null | undefined, number | null>;
+  max_rows: ColumnType<number | null, number | null | undefined, number | null>;
+  max_result_bytes: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A removed report: the catalog version its removal claimed. */
@@ -136,6 +140,8 @@ export interface ToolProposalsTable {
   outcome: string | null;
   created_at: Timestamp;
   decided_at: string | null;
+  /** the trace id of the request that made the proposal */
+  trace_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** the proposer's roles and claims when proposing: the smoke call runs as them */
   proposer_roles: ColumnType<string[], string | undefined, string>;
   proposer_claims: ColumnType<Record<string, string>, string | undefined, string>;

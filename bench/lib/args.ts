@@ -6,6 +6,7 @@ export const SCENARIOS = [
   'scale',
   'meta',
   'cache',
+  'ops',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 

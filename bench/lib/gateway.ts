@@ -129,7 +129,8 @@ export class GatewayProcess {
     return this.child.pid ?? -1;
   }
 
-  private async waitReady(timeoutMs = 30_000): Promise<void> {
+  // generous: on a loaded 2-core machine a cold start (JIT, WASM SQL parser) can take 30 s+
+  private async waitReady(timeoutMs = 120_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.exited) throw new Error(`gateway ${this.name} exited during start:\n${this.tail}`);

@@ -289,7 +289,10 @@ describe('meta_tool pipeline (e2e, real Postgres, real sandbox)', () => {
     expect(metrics).toMatch(
       /^gateway_meta_tool_gate_total\{gate="runtime",outcome="fail"\} [1-9]/m,
     );
-    expect(metrics).toMatch(/^gateway_meta_tool_gate_ms_total\{gate="runtime"\} \d+/m);
+    // durations are a histogram (P50/P95 derivable), by gate and outcome
+    expect(metrics).toMatch(
+      /^gateway_meta_tool_gate_duration_seconds_count\{gate="runtime",outcome="pass"\} [1-9]/m,
+    );
   });
 
   it('serves meta_tool and generated tools over MCP too, with the 400-character text', async () => {

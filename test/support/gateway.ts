@@ -48,6 +48,7 @@ export interface RunningGateway {
 export async function startGateway(
   env: Record<string, string> = {},
   database?: TestDatabase,
+  options: { logDestination?: { write(line: string): void } } = {},
 ): Promise<RunningGateway> {
   const db = database ?? (await createTestDatabase());
   // generated tools live inside the project, so their imports resolve to its node_modules
@@ -65,7 +66,7 @@ export async function startGateway(
     META_TOOL_AUTO_APPROVE: '',
     ...env,
   });
-  const app = await createGateway({ logger: false });
+  const app = await createGateway({ logger: false, logDestination: options.logDestination });
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -1,46 +1,48 @@
 import { Metrics } from '@app/registry';
-import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { DestinationStream, Logger } from 'pino';
+import { collectDefaultMetrics } from 'prom-client';
 import { AppModule } from './app.module';
-import { gatewayConfig } from './config/gateway.config';
+import { gatewayConfig, loadSettings } from './config/gateway.config';
 import type { GatewayConfig } from './config/gateway.config';
 import { registerConsole } from './console/console-static';
 import { HotPaths } from './http/hot-paths';
 import { McpListHotPath } from './mcp/mcp-list.hot-path';
-import { ToolCallHotPath } from './tools/tool-call.hot-path';
 import { installMcpRequestRules } from './mcp/mcp-request-rules';
+import { createLogger, PinoNestLogger } from './pipeline/logger';
+import { PipelineModule } from './pipeline/pipeline.module';
+import { RequestPipeline } from './pipeline/request-pipeline';
+import { installContextManager } from './pipeline/tracing';
+import { ToolCallHotPath } from './tools/tool-call.hot-path';
 import { ToolListHotPath } from './tools/tool-list.hot-path';
 
-/**
- * Nest's console logger, except that a start-up failure is not printed with its stack by
- * Nest's ExceptionHandler: it reaches the caller, which prints one line naming the cause.
- */
-class StartupQuietLogger extends ConsoleLogger {
-  constructor() {
-    super({ logLevels: ['log', 'warn', 'error'] });
-  }
-
-  override error(message: unknown, ...rest: unknown[]): void {
-    if (rest[rest.length - 1] === 'ExceptionHandler') return;
-    super.error(message, ...rest);
-  }
+export interface GatewayOptions {
+  /** false: no logging at all (tests), unless `logDestination` is given */
+  logger?: boolean;
+  /** where the pino lines go instead of stdout (tests capture them) */
+  logDestination?: DestinationStream;
 }
 
 /** Builds the app (also used by e2e tests and benches); does not listen. */
-export async function createGateway(
-  options: { logger?: boolean } = {},
-): Promise<NestFastifyApplication> {
+export async function createGateway(options: GatewayOptions = {}): Promise<NestFastifyApplication> {
+  const settings = loadSettings();
+  installContextManager();
+  const silent = options.logger === false && !options.logDestination;
+  const logger: Logger = createLogger(
+    silent ? { log: { ...settings.log, level: 'silent' } } : settings,
+    options.logDestination,
+  );
   const hotPaths = new HotPaths();
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule,
-    new FastifyAdapter({ bodyLimit: 1024 * 1024, serverFactory: hotPaths.serverFactory }),
-    {
-      logger: options.logger === false ? false : new StartupQuietLogger(),
-      abortOnError: false,
-    },
+    { module: AppModule, imports: [PipelineModule.forRoot(logger)] },
+    new FastifyAdapter({
+      bodyLimit: settings.limits.bodyBytes,
+      serverFactory: hotPaths.serverFactory,
+    }),
+    { logger: new PinoNestLogger(logger), abortOnError: false },
   );
   const document = SwaggerModule.createDocument(
     app,
@@ -53,11 +55,13 @@ export async function createGateway(
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
   installMcpRequestRules(app.getHttpAdapter().getInstance());
   await registerConsole(app, app.get<GatewayConfig>(gatewayConfig.KEY).console.directory);
+  const metrics = app.get(Metrics);
+  collectDefaultMetrics({ register: metrics.registry });
   hotPaths.install(
     app.getHttpAdapter().getInstance(),
     [app.get(ToolListHotPath), app.get(ToolCallHotPath), app.get(McpListHotPath)],
-    app.get(Metrics),
+    metrics,
+    app.get(RequestPipeline),
   );
-  app.enableShutdownHooks();
   return app;
 }

@@ -6,6 +6,7 @@ import {
   ReportExecutor,
   sessionLimits,
   sessionSetup,
+  activeTraceId,
 } from '@app/registry';
 import type { Principal, RegistryOptions, TenantCatalog } from '@app/registry';
 import type { ReportTool } from '@app/templates';
@@ -141,6 +142,7 @@ export class GeneratedDataAccess {
         tenant.id,
         tenant.dataSchema!,
         sessionLimits(this.options),
+        activeTraceId(),
       ).join('; ');
       try {
         await session.script(preamble);

@@ -1,5 +1,5 @@
 import type { DatabaseHandle } from '@app/db';
-import { BuiltinTools, CatalogStore, DATABASE, Metrics } from '@app/registry';
+import { BuiltinTools, CatalogStore, DATABASE, Metrics, withSpan } from '@app/registry';
 import type { Principal, TenantCatalog, ToolCallOutcome } from '@app/registry';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { cut, META_TOOL_NAME, MetaToolError, TOOL_REVIEWER_ROLE } from './contract';
@@ -63,7 +63,10 @@ export class MetaToolService {
       'gateway_meta_tool_gate_total',
       'meta_tool gate outcomes, by gate and outcome',
     );
-    metrics.describe('gateway_meta_tool_gate_ms_total', 'time spent in each meta_tool gate');
+    metrics.describe(
+      'gateway_meta_tool_gate_duration_seconds',
+      'time spent in each meta_tool gate, by gate and outcome',
+    );
     if (options.autoApprove)
       this.logger.warn(
         'META_TOOL_AUTO_APPROVE=1: proposals skip the human gate and are recorded as approved by the setting',
@@ -209,7 +212,7 @@ export class MetaToolService {
         reviewer.userId,
         message,
       );
-      this.metrics.inc('gateway_meta_tool_gate_total', { gate: 'human', outcome: 'rejected' });
+      this.gateDecided('human', 'rejected', proposal.id);
       return { proposal_id: proposal.id, name: proposal.name, status: 'rejected', message };
     });
   }
@@ -265,7 +268,7 @@ export class MetaToolService {
     proposal: Proposal,
     approver: string,
   ): Promise<Decision> {
-    this.metrics.inc('gateway_meta_tool_gate_total', { gate: 'human', outcome: 'approved' });
+    this.gateDecided('human', 'approved', proposal.id);
     const tenantId = catalog.tenant.id;
     const fail = async (reason: string): Promise<Decision> => {
       const installed = (await this.proposals.generatedNames(tenantId)).includes(proposal.name);
@@ -462,20 +465,29 @@ export class MetaToolService {
     return { meta_tool_enabled: enabled };
   }
 
-  /** Runs one gate and reports its time and pass/fail through the metrics seam. */
+  /** Runs one gate in a span and reports its time, pass/fail and a log line. */
   private async timed<T>(gate: 'static' | 'runtime', fn: () => Promise<T>): Promise<T> {
     const started = performance.now();
-    const result = await fn();
+    const result = await withSpan(`meta_tool.gate.${gate}`, { 'gateway.gate': gate }, fn);
     const passed = Array.isArray(result)
       ? result.length === 0
       : (result as { ok?: boolean }).ok !== false;
-    this.metrics.inc('gateway_meta_tool_gate_total', { gate, outcome: passed ? 'pass' : 'fail' });
-    this.metrics.inc(
-      'gateway_meta_tool_gate_ms_total',
-      { gate },
-      Math.round(performance.now() - started),
+    const outcome = passed ? 'pass' : 'fail';
+    this.metrics.observe(
+      'gateway_meta_tool_gate_duration_seconds',
+      { gate, outcome },
+      (performance.now() - started) / 1000,
     );
+    this.gateDecided(gate, outcome);
     return result;
+  }
+
+  /** One counter increment and one log line per gate decision (names and ids, never code). */
+  private gateDecided(gate: string, outcome: string, proposalId?: string): void {
+    this.metrics.inc('gateway_meta_tool_gate_total', { gate, outcome });
+    this.logger.log(
+      `meta_tool gate ${gate}: ${outcome}${proposalId ? ` (proposal ${proposalId})` : ''}`,
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseHandle, ProposalStatus } from '@app/db';
+import { activeTraceId } from '@app/registry';
 import { sql } from 'kysely';
 import type { ProposalInput } from './contract';
 import { sha256 } from './tool-files';
@@ -80,6 +81,7 @@ export class ProposalRepository {
           proposed_by: proposer,
           proposer_roles: JSON.stringify(identity.roles),
           proposer_claims: JSON.stringify(identity.claims),
+          trace_id: activeTraceId() ?? null,
         })
         .execute();
     } catch (err) {
@@ -90,6 +92,7 @@ export class ProposalRepository {
     await this.audit(tenantId, proposer, 'propose', input.name, {
       proposal_id: id,
       sha256: sha256(input.code),
+      trace_id: activeTraceId() ?? null,
     });
     return (await this.find(tenantId, id))!;
   }
@@ -299,7 +302,7 @@ export class ProposalRepository {
       actor,
       status === 'rejected' ? 'reject' : 'install_failed',
       proposal?.name ?? id,
-      { proposal_id: id, outcome },
+      { proposal_id: id, outcome, trace_id: activeTraceId() ?? null },
     );
   }
 
@@ -350,7 +353,11 @@ export class ProposalRepository {
           actor: installation.approvedBy,
           action: 'install',
           subject: proposal.name,
-          detail: JSON.stringify({ proposal_id: proposal.id, sha256: proposal.sha256 }),
+          detail: JSON.stringify({
+            proposal_id: proposal.id,
+            sha256: proposal.sha256,
+            trace_id: activeTraceId() ?? null,
+          }),
         })
         .execute();
       await between();

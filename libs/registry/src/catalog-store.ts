@@ -84,6 +84,10 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     metrics.describe('gateway_catalog_builds_total', 'tenant catalogs built, by source');
     metrics.describe('gateway_catalog_listener_up', '1 while the LISTEN connection is up');
     metrics.describe(
+      'gateway_sql_guard_refusals_total',
+      'report templates the SQL guard refused at load (once per report version), by rule',
+    );
+    metrics.describe(
       'gateway_catalog_stale_serves_total',
       'lists served from memory while Postgres was unreachable',
     );
@@ -348,6 +352,9 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     const key = `${tenantId}:${verdict.id}:${verdict.version}`;
     if (this.loggedInvalid.has(key)) return;
     this.loggedInvalid.add(key);
+    if (status.reason === 'the SQL template was rejected')
+      for (const rule of new Set(status.problems?.map((p) => p.rule)))
+        this.metrics.inc('gateway_sql_guard_refusals_total', { rule });
     const problems = status.problems?.map((p) => p.message).join('; ') ?? '';
     this.logger.warn(
       `report ${tenantId}/${verdict.id} is not served: ${status.reason}${problems ? `: ${problems}` : ''}`,

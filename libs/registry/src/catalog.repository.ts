@@ -271,6 +271,15 @@ function toStoredReport(r: ReportRow, filters: ChildRow[], fields: ChildRow[]): 
       version: r.version,
       ...(r.synonyms ? { synonyms: r.synonyms } : {}),
       ...(r.example_questions ? { exampleQuestions: r.example_questions } : {}),
+      ...(r.statement_timeout_ms !== null || r.max_rows !== null || r.max_result_bytes !== null
+        ? {
+            limits: {
+              statementTimeoutMs: r.statement_timeout_ms,
+              maxRows: r.max_rows,
+              maxResultBytes: r.max_result_bytes,
+            },
+          }
+        : {}),
       filters: filters.map((f) => ({
         name: f.name,
         type: f.type as FilterType,

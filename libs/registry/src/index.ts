@@ -22,3 +22,4 @@ export * from './testing';
 export * from './tokens';
 export * from './tool-calls.service';
 export * from './list-shaper';
+export * from './tracing';

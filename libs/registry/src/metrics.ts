@@ -1,65 +1,141 @@
 import { Injectable } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 type Labels = Record<string, string>;
 
-function seriesKey(name: string, labels: Labels): string {
-  const parts = Object.keys(labels)
-    .sort()
-    .map((k) => `${k}="${labels[k].replace(/["\\\n]/g, '_')}"`);
-  return parts.length ? `${name}{${parts.join(',')}}` : name;
-}
+/** Latency buckets in seconds: sub-millisecond list answers up to multi-second queries. */
+export const LATENCY_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 
 /**
- * Counters and gauges in memory, rendered in the Prometheus text format at /metrics.
- * The one seam every part of the gateway reports through.
+ * The one seam every part of the gateway reports through, backed by a prom-client
+ * registry (rendered at /metrics). A series' label names are fixed by the first use of its
+ * name; `describe` gives its help text. Labels must have bounded values (see
+ * docs/operations.md, "cardinality rule"): never a user id, a trace id or an argument.
  */
 @Injectable()
 export class Metrics {
-  private readonly counters = new Map<string, number>();
-  private readonly gauges = new Map<string, number>();
+  readonly registry = new Registry();
   private readonly help = new Map<string, string>();
+  private readonly counters = new Map<string, Counter>();
+  private readonly gauges = new Map<string, Gauge>();
+  private readonly histograms = new Map<string, Histogram>();
 
   describe(name: string, help: string): void {
     this.help.set(name, help);
   }
 
   inc(name: string, labels: Labels = {}, by = 1): void {
-    const key = seriesKey(name, labels);
-    this.counters.set(key, (this.counters.get(key) ?? 0) + by);
+    this.counterOf(name, labels).inc(labels, by);
   }
 
-  /** A counter whose series is fixed up front, for hot paths: no string building per call. */
+  /** A counter whose series is fixed up front, for hot paths: no label hashing per call. */
   counter(name: string, labels: Labels = {}): () => void {
-    const key = seriesKey(name, labels);
-    return () => this.counters.set(key, (this.counters.get(key) ?? 0) + 1);
+    const child = this.counterOf(name, labels).labels(labels);
+    return () => child.inc();
   }
 
   set(name: string, value: number, labels: Labels = {}): void {
-    this.gauges.set(seriesKey(name, labels), value);
+    this.gaugeOf(name, labels).set(labels, value);
   }
 
+  /** One observation (in seconds for durations) of a histogram. */
+  observe(name: string, labels: Labels, value: number, buckets = LATENCY_BUCKETS): void {
+    this.histogramOf(name, labels, buckets).observe(labels, value);
+  }
+
+  /** A histogram series fixed up front, for hot paths. */
+  histogram(name: string, labels: Labels, buckets = LATENCY_BUCKETS): (value: number) => void {
+    const child = this.histogramOf(name, labels, buckets).labels(labels);
+    return (value) => child.observe(value);
+  }
+
+  /** A gauge computed when /metrics is scraped. */
+  gaugeCollected(
+    name: string,
+    help: string,
+    collect: (set: (value: number, labels?: Labels) => void) => void | Promise<void>,
+    labelNames: string[] = [],
+  ): void {
+    if (this.gauges.has(name)) return;
+    const gauge: Gauge = new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        await collect((value, labels = {}) => gauge.set(labels, value));
+      },
+    });
+    this.gauges.set(name, gauge);
+  }
+
+  /** The current value of a counter or gauge series (tests and diagnostics). */
   value(name: string, labels: Labels = {}): number {
-    const key = seriesKey(name, labels);
-    return this.counters.get(key) ?? this.gauges.get(key) ?? 0;
+    const metric = this.counters.get(name) ?? this.gauges.get(name);
+    if (!metric) return 0;
+    // prom-client keeps the series in `hashMap` (read synchronously; `get()` is async)
+    const series = (
+      metric as unknown as { hashMap: Record<string, { value: number; labels: Labels }> }
+    ).hashMap;
+    const wanted = Object.entries(labels);
+    for (const entry of Object.values(series)) {
+      const have = entry.labels ?? {};
+      if (Object.keys(have).length === wanted.length && wanted.every(([k, v]) => have[k] === v))
+        return entry.value;
+    }
+    return 0;
   }
 
-  render(): string {
-    const lines: string[] = [];
-    const emit = (series: Map<string, number>, type: string) => {
-      const seen = new Set<string>();
-      for (const [key, value] of [...series].sort(([a], [b]) => (a < b ? -1 : 1))) {
-        const name = key.split('{')[0];
-        if (!seen.has(name)) {
-          seen.add(name);
-          const help = this.help.get(name);
-          if (help) lines.push(`# HELP ${name} ${help}`);
-          lines.push(`# TYPE ${name} ${type}`);
-        }
-        lines.push(`${key} ${value}`);
-      }
-    };
-    emit(this.counters, 'counter');
-    emit(this.gauges, 'gauge');
-    return `${lines.join('\n')}\n`;
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private counterOf(name: string, labels: Labels): Counter {
+    let metric = this.counters.get(name);
+    if (!metric) {
+      metric = new Counter({
+        name,
+        help: this.help.get(name) ?? name,
+        labelNames: Object.keys(labels),
+        registers: [this.registry],
+      });
+      this.counters.set(name, metric);
+    }
+    return metric;
+  }
+
+  private gaugeOf(name: string, labels: Labels): Gauge {
+    let metric = this.gauges.get(name);
+    if (!metric) {
+      metric = new Gauge({
+        name,
+        help: this.help.get(name) ?? name,
+        labelNames: Object.keys(labels),
+        registers: [this.registry],
+      });
+      this.gauges.set(name, metric);
+    }
+    return metric;
+  }
+
+  private histogramOf(name: string, labels: Labels, buckets: number[]): Histogram {
+    let metric = this.histograms.get(name);
+    if (!metric) {
+      metric = new Histogram({
+        name,
+        help: this.help.get(name) ?? name,
+        labelNames: Object.keys(labels),
+        buckets,
+        registers: [this.registry],
+      });
+      this.histograms.set(name, metric);
+    }
+    return metric;
   }
 }

@@ -5,6 +5,7 @@ import type { ReportTool } from '@app/templates';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Principal } from './principal';
 import type { TenantCatalog } from './tenant-catalog';
+import { activeTraceId, withSpan } from './tracing';
 import { DATABASE, REGISTRY_OPTIONS } from './tokens';
 import type { RegistryOptions } from './tokens';
 
@@ -61,21 +62,26 @@ export class ReportExecutor {
     const name = tool.definition.name;
     const checked = tool.arguments.check(input);
     if (!checked.ok) return failure(name, 'INVALID_ARGUMENTS', checked.message);
+    // per-report limits from the metadata, else the gateway-wide settings
+    const limits = tool.report.limits;
+    const timeoutMs = limits?.statementTimeoutMs ?? this.options.statementTimeoutMs;
+    const maxBytes = limits?.maxResultBytes ?? this.options.maxResultBytes;
+    const pageSize = Math.min(checked.pageSize, limits?.maxRows ?? checked.pageSize);
     const paged = tool.pagedQuery;
     const values = [
       ...tool.parameterValues(checked.args, principal),
-      ...paged.pageValues(checked.page, checked.pageSize),
+      ...paged.pageValues(checked.page, pageSize),
     ];
     let result: GuardedReadResult;
     try {
-      result = await this.read(catalog.tenant, paged.text, values, this.options.maxResultBytes);
+      result = await this.read(catalog.tenant, paged.text, values, maxBytes, timeoutMs);
     } catch (err) {
-      return this.describeFailure(name, err);
+      return this.describeFailure(name, err, timeoutMs);
     }
-    const hasMore = result.rows.length > checked.pageSize;
-    const rows = rowObjects(result, hasMore ? checked.pageSize : result.rows.length);
+    const hasMore = result.rows.length > pageSize;
+    const rows = rowObjects(result, hasMore ? pageSize : result.rows.length);
     const bytes = Buffer.byteLength(JSON.stringify(rows));
-    if (bytes > this.options.maxResultBytes) return this.tooLarge(name, bytes, false);
+    if (bytes > maxBytes) return this.tooLarge(name, bytes, false, maxBytes);
     return {
       tool: name,
       is_error: false,
@@ -83,17 +89,22 @@ export class ReportExecutor {
         columns: result.fields.map((f) => ({ name: f.name, type: columnTypeName(f.dataTypeID) })),
         rows,
         page: checked.page,
-        page_size: checked.pageSize,
+        page_size: pageSize,
         has_more: hasMore,
       },
     };
   }
 
-  private tooLarge(name: string, bytes: number, atLeast: boolean): ToolCallOutcome {
+  private tooLarge(
+    name: string,
+    bytes: number,
+    atLeast: boolean,
+    maxBytes: number,
+  ): ToolCallOutcome {
     return failure(
       name,
       'RESULT_TOO_LARGE',
-      `this page is ${atLeast ? 'more than ' : ''}${bytes} bytes, over the ${this.options.maxResultBytes}-byte limit; ask for a smaller page_size or narrow the filters`,
+      `this page is ${atLeast ? 'more than ' : ''}${bytes} bytes, over the ${maxBytes}-byte limit; ask for a smaller page_size or narrow the filters`,
     );
   }
 
@@ -107,39 +118,44 @@ export class ReportExecutor {
     text: string,
     values: readonly unknown[],
     maxBytes = MAX_UNPAGED_BYTES,
+    timeoutMs = this.options.statementTimeoutMs,
   ): Promise<SqlResult> {
-    const result = await this.read(tenant, text, values, maxBytes);
+    const result = await this.read(tenant, text, values, maxBytes, timeoutMs);
     return { fields: result.fields, rows: rowObjects(result, result.rows.length) };
   }
 
   /**
    * One round trip (on Postgres): the session setup, the query and the ROLLBACK are written
    * together and closed by one Sync, so an error anywhere means the query did not run. Rows are
-   * read one by one against `maxBytes`; a result past it is dropped while it arrives.
+   * read one by one against `maxBytes`; a result past it is dropped while it arrives. The
+   * request's trace id goes in as application_name: a slow query in pg_stat_activity leads back.
    */
   private read(
     tenant: { id: string; dataSchema: string | null },
     text: string,
     values: readonly unknown[],
     maxBytes: number,
+    timeoutMs: number,
   ): Promise<GuardedReadResult> {
     if (!tenant.dataSchema) throw new Error(`tenant ${tenant.id} has no datasource`);
-    const timeoutMs = this.options.statementTimeoutMs;
-    const setup = sessionSetup(tenant.id, tenant.dataSchema, sessionLimits(this.options));
+    const setup = sessionSetup(
+      tenant.id,
+      tenant.dataSchema,
+      { ...sessionLimits(this.options), statementTimeoutMs: timeoutMs },
+      activeTraceId(),
+    );
+    const attributes = { 'db.system': 'postgresql', 'gateway.tenant': tenant.id };
     // The client gives up shortly after the server should have; a hung connection is dropped.
-    return this.database.guardedRead({
-      setup,
-      text,
-      values,
-      maxBytes,
-      timeoutMs: timeoutMs + 1000,
-    });
+    return withSpan('sql', attributes, () =>
+      this.database.guardedRead({ setup, text, values, maxBytes, timeoutMs: timeoutMs + 1000 }),
+    );
   }
 
-  private describeFailure(name: string, err: unknown): ToolCallOutcome {
-    if (err instanceof ResultTooLargeError) return this.tooLarge(name, err.atLeastBytes, true);
+  private describeFailure(name: string, err: unknown, timeoutMs: number): ToolCallOutcome {
+    if (err instanceof ResultTooLargeError)
+      return this.tooLarge(name, err.atLeastBytes, true, err.limit);
     const pgError = err as { code?: string; message?: string };
-    const seconds = this.options.statementTimeoutMs / 1000;
+    const seconds = timeoutMs / 1000;
     if (pgError.code === QUERY_CANCELED || /Query read timeout/.test(pgError.message ?? '')) {
       return failure(
         name,
@@ -211,12 +227,14 @@ export function sessionSetup(
   tenantId: string,
   dataSchema: string,
   limits: SessionLimits,
+  traceId?: string,
 ): string[] {
   const numbers = [limits.statementTimeoutMs, limits.workMemKb, limits.tempFileLimitKb];
   if (
     !IDENTIFIER.test(tenantId) ||
     !IDENTIFIER.test(dataSchema) ||
-    !numbers.every((n) => Number.isSafeInteger(n) && n >= 0)
+    !numbers.every((n) => Number.isSafeInteger(n) && n >= 0) ||
+    (traceId !== undefined && !/^[0-9a-f]{32}$/.test(traceId))
   ) {
     throw new Error(
       `refusing to build a session for tenant ${JSON.stringify(tenantId)} / schema ${JSON.stringify(dataSchema)}`,
@@ -231,6 +249,7 @@ export function sessionSetup(
       ? [`SET LOCAL temp_file_limit = '${limits.tempFileLimitKb}kB'`]
       : []),
     `SET LOCAL ROLE "${readerRole(tenantId)}"`,
+    ...(traceId ? [`SET LOCAL application_name = 'gateway trace=${traceId}'`] : []),
   ];
 }
 

@@ -33,3 +33,25 @@ describe('sessionSetup', () => {
     );
   });
 });
+
+describe('sessionSetup with a trace id', () => {
+  it('names the session after the trace, so pg_stat_activity leads back to the request', () => {
+    expect(sessionSetup('acme', 'tenant_acme', limits, '0af7651916cd43dd8448eb211c80319c')).toEqual(
+      [
+        'BEGIN TRANSACTION READ ONLY',
+        'SET LOCAL search_path TO "tenant_acme", pg_catalog, pg_temp',
+        'SET LOCAL statement_timeout = 5000',
+        "SET LOCAL work_mem = '8192kB'",
+        "SET LOCAL temp_file_limit = '262144kB'",
+        'SET LOCAL ROLE "gw_reader_acme"',
+        "SET LOCAL application_name = 'gateway trace=0af7651916cd43dd8448eb211c80319c'",
+      ],
+    );
+  });
+
+  it('refuses a trace id that is not 32 lowercase hex digits', () => {
+    expect(() => sessionSetup('acme', 'tenant_acme', limits, "x'; RESET ROLE; --")).toThrow(
+      'refusing to build a session',
+    );
+  });
+});

@@ -4,6 +4,7 @@ import type Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { Metrics } from './metrics';
 import { REDIS } from './tokens';
+import { withSpan } from './tracing';
 
 /**
  * L2: Redis shared by every instance. Optional and never in the way: without REDIS_URL it
@@ -46,7 +47,8 @@ export class SharedCache implements OnModuleDestroy {
       return this.miss();
     }
     try {
-      const value = await this.redis.get(key);
+      const redis = this.redis;
+      const value = await withSpan('l2.get', {}, () => redis.get(key));
       if (value === null) return this.miss();
       this.metrics.inc('gateway_l2_hits_total');
       return value;

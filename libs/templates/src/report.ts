@@ -53,6 +53,15 @@ export interface ReportMetadata {
   synonyms?: string[];
   /** optional questions this report answers (tool search only) */
   exampleQuestions?: string[];
+  /** per-report execution limits; absent or null: the gateway-wide settings */
+  limits?: ReportLimits;
+}
+
+export interface ReportLimits {
+  statementTimeoutMs: number | null;
+  /** the largest page this report returns, whatever page_size asks for */
+  maxRows: number | null;
+  maxResultBytes: number | null;
 }
 
 export const MAX_SYNONYMS = 50;

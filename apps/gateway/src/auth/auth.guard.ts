@@ -2,18 +2,18 @@ import type { Principal } from '@app/registry';
 import { createParamDecorator, Injectable } from '@nestjs/common';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { TokenVerifier } from './token-verifier';
+import { RequestPipeline } from '../pipeline/request-pipeline';
 
 type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
 
 /** Every route behind this guard has a verified principal; anything else is a 401. */
 @Injectable()
 export class AuthGuard implements CanActivate {
-  constructor(private readonly verifier: TokenVerifier) {}
+  constructor(private readonly pipeline: RequestPipeline) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    request.principal = await this.verifier.verify(request.headers.authorization);
+    request.principal = await this.pipeline.authenticate(request.headers.authorization);
     return true;
   }
 }

@@ -81,7 +81,40 @@ export interface GatewaySettings {
     /** while LISTEN is down, re-read a tenant's catalog version after this long */
     staleAfterMs: number;
   };
+  log: {
+    level: LogLevel;
+    /** json lines, or pretty (development) */
+    format: 'json' | 'pretty';
+  };
+  metrics: {
+    /** when set, GET /metrics needs `Authorization: Bearer <token>` */
+    token: string | undefined;
+    /** when set, /metrics is served on this port only (not on the API port) */
+    port: number | undefined;
+  };
+  tracing: {
+    /** OTLP/HTTP collector base URL; unset: spans are not exported */
+    otlpEndpoint: string | undefined;
+    serviceName: string;
+  };
+  limits: {
+    /** tool calls per user per minute, all instances together; 0 = no limit */
+    userCallsPerMin: number;
+    /** tool calls per tenant per minute, all instances together; 0 = no limit */
+    tenantCallsPerMin: number;
+    /** report queries of one tenant running at once on this instance; 0 = no limit */
+    tenantConcurrentQueries: number;
+    /** largest request body accepted */
+    bodyBytes: number;
+    /** meta_tool proposals per author per day, all instances together; 0 = no limit */
+    proposalsPerAuthorPerDay: number;
+  };
+  /** how long SIGTERM waits for in-flight requests before closing anyway */
+  shutdownGraceMs: number;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class ConfigError extends Error {}
 
@@ -230,6 +263,34 @@ function tools(env: Env): GatewaySettings['tools'] {
   return { inlineMax, inlineCount };
 }
 
+function logSettings(env: Env): GatewaySettings['log'] {
+  const level = (env.LOG_LEVEL || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(level))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${level}"`);
+  const format = env.LOG_FORMAT || 'json';
+  if (format !== 'json' && format !== 'pretty')
+    throw new ConfigError(`LOG_FORMAT must be json or pretty; got "${format}"`);
+  return { level, format };
+}
+
+function metricsSettings(env: Env): GatewaySettings['metrics'] {
+  const token = env.METRICS_TOKEN || undefined;
+  if (token !== undefined && token.length < 16)
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
+  const port = env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 1, 65535) : undefined;
+  return { token, port };
+}
+
+function limitSettings(env: Env): GatewaySettings['limits'] {
+  return {
+    userCallsPerMin: integer(env, 'LIMIT_USER_CALLS_PER_MIN', 0, 0, 1_000_000),
+    tenantCallsPerMin: integer(env, 'LIMIT_TENANT_CALLS_PER_MIN', 0, 0, 10_000_000),
+    tenantConcurrentQueries: integer(env, 'LIMIT_TENANT_CONCURRENT_QUERIES', 0, 0, 1000),
+    bodyBytes: integer(env, 'LIMIT_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    proposalsPerAuthorPerDay: integer(env, 'LIMIT_PROPOSALS_PER_AUTHOR_PER_DAY', 0, 0, 100_000),
+  };
+}
+
 /** Parses the environment; throws a ConfigError naming the first bad variable. */
 export function loadSettings(env: Env = process.env): GatewaySettings {
   const mode = nodeEnv(env);
@@ -292,6 +353,14 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
       ttlSeconds: integer(env, 'CACHE_TTL_SECONDS', 1800, 1, 7 * 24 * 3600),
       staleAfterMs: integer(env, 'CATALOG_STALE_AFTER_MS', 1000, 0, 600_000),
     },
+    log: logSettings(env),
+    metrics: metricsSettings(env),
+    tracing: {
+      otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+      serviceName: env.OTEL_SERVICE_NAME || 'report-tool-gateway',
+    },
+    limits: limitSettings(env),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };
 }
 

@@ -1,22 +1,32 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { DatabaseHandle } from '@app/db';
-import { CatalogStore, DATABASE, Metrics } from '@app/registry';
+import { CatalogStore, DATABASE, Metrics, REDIS } from '@app/registry';
 import { SandboxedToolRunner } from '@app/meta-tool';
 import type { SandboxLayers } from '@app/meta-tool';
-import { Controller, Get, HttpCode, Inject, Optional, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Optional, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type Redis from 'ioredis';
+import { gatewayConfig } from '../config/gateway.config';
+import type { GatewayConfig } from '../config/gateway.config';
+import { RequestPipeline } from '../pipeline/request-pipeline';
 
 @ApiTags('health')
 @Controller()
 export class HealthController {
   constructor(
     @Inject(DATABASE) private readonly database: DatabaseHandle,
+    @Inject(REDIS) redis: Redis | null,
     private readonly metrics: Metrics,
     private readonly store: CatalogStore,
+    private readonly pipeline: RequestPipeline,
+    @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
     @Optional()
     @Inject(SandboxedToolRunner)
     private readonly sandbox: SandboxedToolRunner | null = null,
-  ) {}
+  ) {
+    registerHealthGauges(metrics, database, redis);
+  }
 
   /** Alive; and which layers of the generated-tool sandbox are active on this machine. */
   @Get('healthz')
@@ -29,9 +39,13 @@ export class HealthController {
     };
   }
 
-  /** Ready when the database answers within a second. */
+  /** Ready when the database answers within a second and shutdown has not begun. */
   @Get('readyz')
   async ready(@Res() reply: FastifyReply): Promise<void> {
+    if (this.pipeline.isDraining) {
+      await reply.status(503).send({ status: 'not ready', reason: 'shutting down' });
+      return;
+    }
     const ok = await this.database.ping(1000);
     await reply.status(ok ? 200 : 503).send({
       status: ok ? 'ready' : 'not ready',
@@ -40,8 +54,68 @@ export class HealthController {
     });
   }
 
+  /** Prometheus text; behind METRICS_TOKEN when set; on METRICS_PORT only when that is set. */
   @Get('metrics')
-  async metricsText(@Res() reply: FastifyReply): Promise<void> {
-    await reply.header('content-type', 'text/plain; version=0.0.4').send(this.metrics.render());
+  async metricsText(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    if (this.config.metrics.port !== undefined) {
+      await reply.status(404).send({
+        error: { code: 'HTTP_404', message: 'metrics are served on METRICS_PORT' },
+      });
+      return;
+    }
+    if (!metricsAllowed(this.config.metrics.token, request.headers.authorization)) {
+      await reply
+        .status(401)
+        .header('www-authenticate', 'Bearer')
+        .send({
+          error: { code: 'UNAUTHENTICATED', message: 'send Authorization: Bearer <METRICS_TOKEN>' },
+        });
+      return;
+    }
+    await reply.header('content-type', this.metrics.contentType).send(await this.metrics.render());
   }
+}
+
+/** Whether a scrape may read /metrics: no token configured, or the right bearer token. */
+export function metricsAllowed(
+  token: string | undefined,
+  authorization: string | undefined,
+): boolean {
+  if (token === undefined) return true;
+  const given = Buffer.from(/^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1] ?? '');
+  const wanted = Buffer.from(token);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+/** Gauges read at scrape time: pool use, database and Redis reachability. */
+function registerHealthGauges(
+  metrics: Metrics,
+  database: DatabaseHandle,
+  redis: Redis | null,
+): void {
+  metrics.gaugeCollected(
+    'gateway_db_pool_connections',
+    'database pool connections, by state (total, idle, waiting clients, max)',
+    (set) => {
+      const stats = database.poolStats?.();
+      if (!stats) return;
+      set(stats.total, { state: 'total' });
+      set(stats.idle, { state: 'idle' });
+      set(stats.waiting, { state: 'waiting' });
+      set(stats.max, { state: 'max' });
+    },
+    ['state'],
+  );
+  metrics.gaugeCollected(
+    'gateway_postgres_up',
+    '1 when the database answers SELECT 1 within 500 ms',
+    async (set) => set((await database.ping(500)) ? 1 : 0),
+  );
+  metrics.gaugeCollected(
+    'gateway_redis_up',
+    '1 when the Redis connection is ready (absent without REDIS_URL)',
+    (set) => {
+      if (redis) set(redis.status === 'ready' ? 1 : 0);
+    },
+  );
 }

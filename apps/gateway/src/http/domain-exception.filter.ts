@@ -12,9 +12,13 @@ import { bearerChallenge, publicBaseUrl } from '../auth/resource-metadata';
 import { AuthError } from '../auth/token-verifier';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
+import { LimitError } from '../pipeline/limits';
+import { Redactor } from '../pipeline/redact';
+import { RequestPipeline } from '../pipeline/request-pipeline';
 
 interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };
+  trace_id?: string;
 }
 
 function selectionStatus(code: SelectionErrorCode): number {
@@ -89,12 +93,27 @@ function jsonRpcError(
 @Catch()
 export class DomainExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
+  private readonly redactor: Redactor;
 
-  constructor(@Inject(gatewayConfig.KEY) private readonly config: GatewayConfig) {}
+  constructor(
+    private readonly pipeline: RequestPipeline,
+    @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
+  ) {
+    this.redactor = new Redactor(config);
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const ctx = this.pipeline.contextOf(http.getRequest<FastifyRequest>().raw);
     const [status, body] = this.describe(exception);
+    body.error.message = this.redactor.redact(body.error.message);
+    if (ctx) {
+      ctx.outcome = body.error.code;
+      body.trace_id = ctx.traceId;
+    }
+    if (exception instanceof LimitError)
+      void reply.header('retry-after', String(exception.retryAfterSeconds));
     if (exception instanceof AuthError) {
       const request = host.switchToHttp().getRequest<FastifyRequest>();
       void reply.header(
@@ -114,6 +133,18 @@ export class DomainExceptionFilter implements ExceptionFilter {
   }
 
   private describe(exception: unknown): [number, ErrorBody] {
+    if (exception instanceof LimitError) {
+      return [
+        429,
+        {
+          error: {
+            code: exception.code,
+            message: `${exception.message}. Nothing was run.`,
+            details: { limit: exception.limit, retry_after_seconds: exception.retryAfterSeconds },
+          },
+        },
+      ];
+    }
     if (exception instanceof RegistryError) {
       return [
         registryStatus(exception.code),

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Metrics } from '@app/registry';
 import type { FastifyInstance } from 'fastify';
+import type { RequestPipeline } from '../pipeline/request-pipeline';
 // Fastify's own query parser (via find-my-way): the front lane reads a query as the route would
 import { parse as parseQuery } from 'fast-querystring';
 
@@ -49,17 +50,32 @@ interface Entry {
  */
 export class HotPaths {
   private front: Entry[] = [];
+  private pipeline?: RequestPipeline;
 
-  /** FastifyAdapter's `serverFactory`: the HTTP server, with the front lane first. */
+  /**
+   * FastifyAdapter's `serverFactory`: the HTTP server. Every request enters the request
+   * pipeline first (trace id, access log, metrics), then the front lane, then Fastify.
+   */
   readonly serverFactory = (
     handler: (request: IncomingMessage, response: ServerResponse) => void,
   ): Server =>
     createServer((request, response) => {
-      if (!this.serveFront(request, response)) handler(request, response);
+      const next = () => {
+        if (!this.serveFront(request, response)) handler(request, response);
+      };
+      if (this.pipeline) this.pipeline.run(request, response, next);
+      else next();
     });
 
   /** Called once the app exists (the hot paths are its providers), before it listens. */
-  install(fastify: FastifyInstance, paths: readonly HotPath[], metrics: Metrics): void {
+  install(
+    fastify: FastifyInstance,
+    paths: readonly HotPath[],
+    metrics: Metrics,
+    pipeline: RequestPipeline,
+  ): void {
+    this.pipeline = pipeline;
+    pipeline.install(fastify);
     metrics.describe(
       'gateway_hot_path_responses_total',
       'requests answered from memory before the regular route, by route',
@@ -75,21 +91,28 @@ export class HotPaths {
     fastify.addHook('preHandler', (request, reply, done) => {
       const url = request.routeOptions.url;
       const entry = hooked.find((e) => e.path.url === url && e.path.method === request.method);
-      const answer = entry?.path.answer({
-        headers: request.headers,
-        query: request.query as Record<string, unknown>,
-        body: request.body,
-        params: request.params as Record<string, string>,
-      });
+      const answer =
+        entry &&
+        tryAnswer(entry.path, {
+          headers: request.headers,
+          query: request.query as Record<string, unknown>,
+          body: request.body,
+          params: request.params as Record<string, string>,
+        });
       if (!entry || !answer) return done();
-      reply.hijack();
-      // a hot path that took the request answers it; a failure there is a plain 500, no stack
+      // a hot path that took the request answers it; a coded refusal (a limit) goes on to the
+      // route, whose filter maps it like any other; any other failure is a plain 500, no stack
       void Promise.resolve(answer).then(
         (ready) => {
+          reply.hijack();
           write(reply.raw, ready);
           entry.served();
         },
-        () => writeInternalError(reply.raw),
+        (err: unknown) => {
+          if (typeof (err as { code?: unknown } | null)?.code === 'string') return done();
+          reply.hijack();
+          writeInternalError(reply.raw);
+        },
       );
     });
   }
@@ -102,12 +125,23 @@ export class HotPaths {
     const entry = this.front.find((e) => e.path.url === pathname);
     if (!entry) return false;
     const query = mark < 0 ? {} : (parseQuery(url.slice(mark + 1)) as Record<string, unknown>);
-    const answer = entry.path.answer({ headers: request.headers, query });
+    const answer = tryAnswer(entry.path, { headers: request.headers, query });
     // GET lanes answer from memory only: a pending answer is not theirs to give
     if (!answer || answer instanceof Promise) return false;
+    const ctx = this.pipeline?.contextOf(request);
+    if (ctx) ctx.route = entry.path.url;
     write(response, answer);
     entry.served();
     return true;
+  }
+}
+
+/** A fast lane that fails leaves the request to the regular route, which answers or refuses. */
+function tryAnswer(path: HotPath, request: HotRequest): HotAnswer | Promise<HotAnswer> | undefined {
+  try {
+    return path.answer(request);
+  } catch {
+    return undefined;
   }
 }
 

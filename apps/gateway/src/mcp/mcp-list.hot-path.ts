@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { TokenVerifier } from '../auth/token-verifier';
+import { RequestPipeline } from '../pipeline/request-pipeline';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpSessions, ownerOf } from './mcp-sessions.service';
@@ -20,7 +20,7 @@ export class McpListHotPath implements HotPath {
   readonly url = '/mcp';
 
   constructor(
-    private readonly verifier: TokenVerifier,
+    private readonly pipeline: RequestPipeline,
     private readonly sessions: McpSessions,
     private readonly servers: McpServerFactory,
   ) {}
@@ -35,12 +35,13 @@ export class McpListHotPath implements HotPath {
       return undefined;
     const id = plainToolsListId(request.body);
     if (id === undefined) return undefined;
-    const principal = this.verifier.cached(headers.authorization);
+    const principal = this.pipeline.cachedPrincipal(headers.authorization);
     const session = principal && this.sessions.get(sessionId);
     if (!principal || !session || session.owner !== ownerOf(principal)) return undefined;
     const listed = this.servers.cachedList({ ...session.identity, principal });
     if (!listed) return undefined;
     this.sessions.listed(session, listed.fingerprint);
+    this.pipeline.noteList('mcp', true);
     const tail = `${JSON.stringify(id)}}`;
     return {
       headers: { 'content-type': 'application/json', 'mcp-session-id': sessionId },

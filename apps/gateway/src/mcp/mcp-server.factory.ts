@@ -15,6 +15,9 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { LimitError } from '../pipeline/limits';
+import { currentRequest } from '../pipeline/request-context';
+import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';
 
 /**
  * Who a session serves: the principal that opened it (used only to tell when the owner's list
@@ -79,6 +82,7 @@ export class McpServerFactory {
     private readonly catalog: CatalogService,
     private readonly selection: SelectionService,
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
+    private readonly pipeline: RequestPipeline,
   ) {}
 
   create(identity: SessionIdentity, onListed: (fingerprint: string) => void): Server {
@@ -91,6 +95,7 @@ export class McpServerFactory {
     );
     server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
       const principal = requestPrincipal(extra);
+      this.pipeline.noteList('mcp');
       const { tools, fingerprint } = await this.list({
         principal,
         context: identity.context,
@@ -102,16 +107,32 @@ export class McpServerFactory {
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const principal = requestPrincipal(extra);
       try {
-        const { outcome, found } = await this.selection.call(
+        let found: string[] | undefined;
+        const outcome = await this.pipeline.callTool(
           principal,
           request.params.name,
           request.params.arguments ?? {},
-          identity.context,
+          'mcp',
+          async () => {
+            const called = await this.selection.call(
+              principal,
+              request.params.name,
+              request.params.arguments ?? {},
+              identity.context,
+            );
+            found = called.found;
+            return called.outcome;
+          },
         );
         if (found && found.length > 0 && remember(identity, found))
           void server.sendToolListChanged().catch(() => undefined);
-        return toCallResult(outcome, this.config.mcp.textMaxBytes);
+        return withTraceId(toCallResult(outcome, this.config.mcp.textMaxBytes));
       } catch (err) {
+        if (err instanceof LimitError)
+          return withTraceId({
+            isError: true,
+            content: [{ type: 'text', text: `${err.message}. Nothing was run.` }],
+          });
         if (err instanceof RegistryError && err.code === 'TOOL_NOT_FOUND')
           throw rpcError(ErrorCode.InvalidParams, err.message);
         if (err instanceof RegistryError) throw rpcError(ErrorCode.InternalError, err.message);
@@ -181,6 +202,12 @@ function remember(identity: SessionIdentity, found: string[]): boolean {
   return true;
 }
 
+/** The request's trace id in the result's _meta, for the client's logs and support. */
+function withTraceId(result: CallToolResult): CallToolResult {
+  const traceId = currentRequest()?.traceId;
+  return traceId ? { ...result, _meta: { ...result._meta, trace_id: traceId } } : result;
+}
+
 function toCallResult(outcome: ToolCallOutcome, textMaxBytes: number): CallToolResult {
   if (outcome.is_error) {
     return { isError: true, content: [{ type: 'text', text: outcome.error.message }] };
@@ -190,7 +217,11 @@ function toCallResult(outcome: ToolCallOutcome, textMaxBytes: number): CallToolR
   }
   const { result } = outcome;
   return {
-    content: [{ type: 'text', text: resultText(result, textMaxBytes) }],
+    // the rows' text stays exactly #18's; what the rows are is a content item of its own
+    content: [
+      { type: 'text', text: resultText(result, textMaxBytes) },
+      { type: 'text', text: UNTRUSTED_ROWS_NOTICE },
+    ],
     structuredContent: { ...result },
   };
 }

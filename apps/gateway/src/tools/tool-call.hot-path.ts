@@ -1,8 +1,10 @@
 import { CallActivity, CatalogService, ReportExecutor } from '@app/registry';
+import type { ToolCallOutcome } from '@app/registry';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { TokenVerifier } from '../auth/token-verifier';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
+import { currentRequest } from '../pipeline/request-context';
 import { parseCallRequest } from './call-body';
+import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';
 
 /**
  * POST /v1/tools/{name}/call for a report tool when everything but the query is in memory: a
@@ -11,7 +13,9 @@ import { parseCallRequest } from './call-body';
  * same bytes; anything else (a new token, an unknown or forbidden tool, a built-in or
  * generated tool, a cold catalog) goes on to the controller, refusals included.
  *
- * Kept small and self-contained so it can sit behind the shared request pipeline (#16).
+ * It goes through the request pipeline like the list lanes: `cachedPrincipal` for the caller,
+ * `callTool` for the limits, the `tool.call` span and the call counters (a LimitError goes on
+ * to the controller, whose filter answers 429).
  */
 @Injectable()
 export class ToolCallHotPath implements HotPath {
@@ -19,34 +23,58 @@ export class ToolCallHotPath implements HotPath {
   readonly url = '/v1/tools/:name/call';
 
   constructor(
-    private readonly verifier: TokenVerifier,
+    private readonly pipeline: RequestPipeline,
     private readonly catalog: CatalogService,
     private readonly executor: ReportExecutor,
     @Optional() @Inject(CallActivity) private readonly activity: CallActivity | null = null,
   ) {}
 
   answer(request: HotRequest): Promise<HotAnswer> | undefined {
-    const principal = this.verifier.cached(request.headers.authorization);
+    const principal = this.pipeline.cachedPrincipal(request.headers.authorization);
     const name = request.params?.name;
     if (!principal || name === undefined) return undefined;
     const resolved = this.catalog.cachedResolve(principal, name);
     if (!resolved || resolved.tool.kind !== 'report') return undefined;
-    // the controller answers every body it would refuse, and the compact encoding
+    // the controller's body rules: a JSON-string `arguments` is parsed; a body it would refuse
+    // with a 400, and the compact encoding, go on to the controller
     const parsed = parseCallRequest(request.body, request.query.encoding);
-    if (!parsed.ok || !parsed.value.arguments.ok || parsed.value.encoding !== 'objects')
-      return undefined;
-    return this.executor
-      .call(resolved.catalog, resolved.tool.report, parsed.value.arguments.value, principal)
+    if (!parsed.ok || parsed.value.encoding !== 'objects') return undefined;
+    const args = parsed.value.arguments;
+    const report = resolved.tool.report;
+    return this.pipeline
+      .callTool(principal, name, args.ok ? args.value : undefined, 'rest', async () =>
+        args.ok
+          ? this.executor.call(resolved.catalog, report, args.value, principal)
+          : {
+              tool: name,
+              is_error: true,
+              error: { code: 'INVALID_ARGUMENTS', message: args.message },
+            },
+      )
       .then((outcome) => {
         this.activity?.record(principal.tenantId, outcome.is_error);
         return outcome;
       })
       .then((outcome) => ({
         headers: { 'content-type': CALL_CONTENT_TYPE },
-        body: [Buffer.from(JSON.stringify(outcome))],
+        body: [Buffer.from(JSON.stringify(restResult(outcome)))],
       }));
   }
 }
 
 /** What Fastify sends for the controller's object answer. */
 export const CALL_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** A tool call's REST answer: the outcome, its trace id and (for data) what the rows are. */
+export type RestToolResult<T = ToolCallOutcome> = T & {
+  trace_id: string | undefined;
+  meta?: { untrusted_data: true; notice: string };
+};
+
+/** The REST answer of `outcome` in the current request (the controller and the fast lane). */
+export function restResult<T extends { is_error: boolean }>(outcome: T): RestToolResult<T> {
+  const trace_id = currentRequest()?.traceId;
+  return outcome.is_error
+    ? { ...outcome, trace_id }
+    : { ...outcome, trace_id, meta: { untrusted_data: true, notice: UNTRUSTED_ROWS_NOTICE } };
+}

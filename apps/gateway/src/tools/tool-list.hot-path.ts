@@ -1,7 +1,7 @@
 import { CatalogService } from '@app/registry';
 import { requestedFormat } from '@app/templates';
 import { Injectable } from '@nestjs/common';
-import { TokenVerifier } from '../auth/token-verifier';
+import { RequestPipeline } from '../pipeline/request-pipeline';
 import { requestedContext } from '../http/hot-paths';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
 
@@ -16,17 +16,18 @@ export class ToolListHotPath implements HotPath {
   readonly url = '/v1/tools';
 
   constructor(
-    private readonly verifier: TokenVerifier,
+    private readonly pipeline: RequestPipeline,
     private readonly catalog: CatalogService,
   ) {}
 
   answer(request: HotRequest): HotAnswer | undefined {
-    const principal = this.verifier.cached(request.headers.authorization);
+    const principal = this.pipeline.cachedPrincipal(request.headers.authorization);
     if (!principal) return undefined;
     const format = requestedFormat(request.query.format, request.query.strict);
     if (!format.ok) return undefined;
     const hit = this.catalog.cachedListBody(principal, format.format, requestedContext(request));
     if (!hit) return undefined;
+    this.pipeline.noteList(format.format, true);
     return {
       headers: { 'content-type': LIST_CONTENT_TYPE, 'x-toolset-key': hit.key },
       body: [hit.body],

@@ -1,4 +1,4 @@
-import { CatalogService, ToolCallService } from '@app/registry';
+import { CatalogService, ToolCallService, withSpan } from '@app/registry';
 import { SelectionService } from '@app/selection';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { compactPage, REQUESTED_FORMATS, requestedFormat } from '@app/templates';
@@ -20,8 +20,13 @@ import { ApiBearerAuth, ApiHeader, ApiOperation, ApiQuery, ApiTags } from '@nest
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { requestedContext } from '../http/hot-paths';
+import { RequestPipeline } from '../pipeline/request-pipeline';
 import { parseCallRequest } from './call-body';
+import { restResult } from './tool-call.hot-path';
+import type { RestToolResult } from './tool-call.hot-path';
 import { LIST_CONTENT_TYPE } from './tool-list.hot-path';
+
+export type { RestToolResult } from './tool-call.hot-path';
 
 function parseFormat(format: unknown, strict: unknown): ToolFormat {
   const parsed = requestedFormat(format, strict);
@@ -38,6 +43,7 @@ export class ToolsController {
     private readonly catalog: CatalogService,
     private readonly selection: SelectionService,
     private readonly calls: ToolCallService,
+    private readonly pipeline: RequestPipeline,
   ) {}
 
   @Get()
@@ -60,10 +66,11 @@ export class ToolsController {
   ): Promise<void> {
     // The body is cached already serialised; it is sent as is. Warm requests are answered
     // the same way by ToolListHotPath before they get here.
-    const { body, key } = await this.catalog.listBody(
-      principal,
-      parseFormat(format, strict),
-      requestedContext(request),
+    const toolFormat = parseFormat(format, strict);
+    this.pipeline.noteList(toolFormat);
+    const attributes = { 'gateway.tenant': principal.tenantId, 'gateway.format': toolFormat };
+    const { body, key } = await withSpan('tool.list', attributes, () =>
+      this.catalog.listBody(principal, toolFormat, requestedContext(request)),
     );
     await reply.header('content-type', LIST_CONTENT_TYPE).header('x-toolset-key', key).send(body);
   }
@@ -79,16 +86,24 @@ export class ToolsController {
     @Param('name') name: string,
     @Body() body: unknown,
     @Query('encoding') encoding?: string,
-  ): Promise<object> {
+  ): Promise<RestToolResult<object>> {
     const request = parseCallRequest(body, encoding);
     if (!request.ok) throw new BadRequestException(request.message);
     const args = request.value.arguments;
-    const outcome: ToolCallOutcome = args.ok
-      ? // the disclosure built-ins when the caller's list has them, else the one call path
-        (await this.selection.call(principal, name, args.value)).outcome
-      : await this.calls.refuse(principal, name, args.message);
+    // through the pipeline (limits, span, counters): the disclosure built-ins when the
+    // caller's list has them, else the one call path; malformed arguments are refused there
+    const outcome: ToolCallOutcome = await this.pipeline.callTool(
+      principal,
+      name,
+      args.ok ? args.value : undefined,
+      'rest',
+      async () =>
+        args.ok
+          ? (await this.selection.call(principal, name, args.value)).outcome
+          : this.calls.refuse(principal, name, args.message),
+    );
     if (request.value.encoding === 'compact' && !outcome.is_error && outcome.text === undefined)
-      return { ...outcome, result: compactPage(outcome.result) };
-    return outcome;
+      return restResult({ ...outcome, result: compactPage(outcome.result) });
+    return restResult(outcome);
   }
 }

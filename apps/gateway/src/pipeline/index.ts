@@ -1,0 +1,22 @@
+/**
+ * The request pipeline, for routes and fast lanes alike:
+ *
+ *   run(req, res, next)          trace context + in-flight count + end-on-close, then `next`
+ *                                inside the request's async context (the HTTP server does this
+ *                                for every request, before any fast lane or Fastify)
+ *   cachedPrincipal(auth)        the verified principal from memory (a fast lane's auth)
+ *   authenticate(auth)           full verification (the AuthGuard's)
+ *   callTool(p, name, args, via) limits + `tool.call` span + call counters; throws LimitError
+ *   noteList(format, fastLane)   what the access log and list histogram record
+ *   end (automatic)              access log line, latency histograms, span end
+ *
+ * A new fast lane calls `cachedPrincipal`, then `callTool` (or `noteList`), and writes its
+ * response; nothing else is needed for it to be traced, logged, counted and limited.
+ */
+export * from './limits';
+export * from './logger';
+export * from './pipeline.module';
+export * from './request-context';
+export * from './request-pipeline';
+export * from './tracing';
+export * from './redact';

@@ -1,0 +1,74 @@
+import type { LoggerService } from '@nestjs/common';
+import pino from 'pino';
+import type { DestinationStream, Logger } from 'pino';
+import pretty from 'pino-pretty';
+import type { GatewaySettings } from '../config/gateway.config';
+import { currentRequest } from './request-context';
+
+/**
+ * The gateway's one logger: pino JSON lines (pretty with LOG_FORMAT=pretty), each stamped
+ * with the trace id of the request it belongs to. Callers log names and codes only: never a
+ * token, a secret, an argument value or a result row (see docs/operations.md).
+ */
+export function createLogger(
+  settings: Pick<GatewaySettings, 'log'>,
+  destination?: DestinationStream,
+): Logger {
+  const stream =
+    destination ??
+    (settings.log.format === 'pretty'
+      ? pretty({ colorize: process.stdout.isTTY, sync: true })
+      : // buffered, written off the request path; flushed at shutdown
+        pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+  return pino(
+    {
+      level: settings.log.level,
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      mixin: () => {
+        const request = currentRequest();
+        return request ? { trace_id: request.traceId } : {};
+      },
+    },
+    stream,
+  );
+}
+
+/** Nest's own logging (start-up, warnings of the libraries) into the same pino logger. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, context?: string): void {
+    this.logger.info({ context: contextOf(context) }, text(message));
+  }
+  error(message: unknown, ...rest: unknown[]): void {
+    // a start-up failure reaches the caller, which prints one line naming the cause (no stack)
+    if (rest[rest.length - 1] === 'ExceptionHandler') return;
+    this.logger.error({ context: contextOf(rest[rest.length - 1]) }, text(message));
+  }
+  warn(message: unknown, context?: string): void {
+    this.logger.warn({ context: contextOf(context) }, text(message));
+  }
+  debug(message: unknown, context?: string): void {
+    this.logger.debug({ context: contextOf(context) }, text(message));
+  }
+  verbose(message: unknown, context?: string): void {
+    this.logger.trace({ context: contextOf(context) }, text(message));
+  }
+  fatal(message: unknown, context?: string): void {
+    this.logger.fatal({ context: contextOf(context) }, text(message));
+  }
+}
+
+function contextOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function text(message: unknown): string {
+  return typeof message === 'string'
+    ? message
+    : message instanceof Error
+      ? message.message
+      : JSON.stringify(message);
+}

@@ -1,0 +1,21 @@
+import { Global, Module } from '@nestjs/common';
+import type { DynamicModule } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { RegistryModule } from '@app/registry';
+import { AuthModule } from '../auth/auth.module';
+import { Limits } from './limits';
+import { PINO_LOGGER, RequestPipeline } from './request-pipeline';
+
+/** The request pipeline, its limits and the pino logger, for every module. */
+@Global()
+@Module({})
+export class PipelineModule {
+  static forRoot(logger: Logger): DynamicModule {
+    return {
+      module: PipelineModule,
+      imports: [AuthModule, RegistryModule],
+      providers: [{ provide: PINO_LOGGER, useValue: logger }, Limits, RequestPipeline],
+      exports: [PINO_LOGGER, Limits, RequestPipeline],
+    };
+  }
+}

@@ -1,0 +1,112 @@
+import { medianOf } from '../lib/ab';
+import { compareHttp } from '../lib/compare';
+import type { HttpComparison } from '../lib/compare';
+import { GatewayProcess } from '../lib/gateway';
+import { fmtRatio, fmtRps, round } from '../lib/stats';
+import { bearer } from '../lib/tokens';
+import type { BenchContext, Row, ScenarioResult } from '../lib/types';
+import { emptyResult } from '../lib/types';
+
+const LIST_PATH = '/v1/tools?format=openai';
+const CALL_PATH = '/v1/tools/query_report_sales_by_region/call';
+const CALL_BODY = JSON.stringify({
+  arguments: { region: 'east', order_date: { start: '2026-01-01', end: '2026-03-31' } },
+});
+const ANALYST = { tenant: 'acme', sub: 'bench-ops', roles: ['analyst'] };
+/** on / off: at most 10% worse */
+const MIN_RATIO = 0.9;
+
+/** What "on" means: access log lines at info, and every limit enabled (never reached). */
+const ON = {
+  LOG_LEVEL: 'info',
+  LIMIT_USER_CALLS_PER_MIN: '1000000',
+  LIMIT_TENANT_CALLS_PER_MIN: '10000000',
+  LIMIT_TENANT_CONCURRENT_QUERIES: '1000',
+};
+const OFF = { LOG_LEVEL: 'silent' };
+
+function row(metric: string, c: HttpComparison): Row {
+  return {
+    scenario: 'ops',
+    metric: `${metric} throughput, logging + limits on / off`,
+    gateway: fmtRps(medianOf(c.gateway, (r) => r.rps)),
+    baseline: fmtRps(medianOf(c.baseline, (r) => r.rps)),
+    ratio: fmtRatio(c.throughputRatio),
+    target: `>= ${MIN_RATIO}x`,
+    verdict: c.throughputRatio >= MIN_RATIO ? 'met' : 'missed',
+  };
+}
+
+/**
+ * The cost of operability: the same gateway build twice on the same database and Redis, one
+ * with the access log (pino, info) and every limit on (rate-limiter-flexible over Redis, a
+ * concurrency cap), one with logging silent and no limits. Metrics (prom-client) and the
+ * trace id are on in both: they cannot be switched off.
+ */
+export async function opsScenario(ctx: BenchContext): Promise<ScenarioResult> {
+  const result = emptyResult();
+  const { tuning } = ctx;
+  const database = await ctx.demo.database();
+  const redisPrefix = ctx.demo.redisPrefix();
+  const on = await GatewayProcess.start(ctx.cleanup, {
+    name: 'ops-on',
+    database,
+    redisPrefix,
+    env: ON,
+  });
+  const off = await GatewayProcess.start(ctx.cleanup, {
+    name: 'ops-off',
+    database,
+    redisPrefix,
+    env: OFF,
+  });
+  const auth = await bearer(ANALYST);
+  const callHeaders = { ...auth, 'content-type': 'application/json' };
+  for (const g of [on, off]) {
+    await g.client.ok(LIST_PATH, { headers: auth });
+    await g.client.ok(CALL_PATH, { method: 'POST', headers: callHeaders, body: CALL_BODY });
+  }
+  const pids = { gateway: on.pid, baseline: off.pid };
+  const list = await compareHttp(
+    'ops list',
+    tuning,
+    { url: `${on.url}${LIST_PATH}`, headers: auth },
+    { url: `${off.url}${LIST_PATH}`, headers: auth },
+    pids,
+  );
+  const callSpec = (url: string) => ({
+    url: `${url}${CALL_PATH}`,
+    method: 'POST' as const,
+    headers: callHeaders,
+    body: CALL_BODY,
+  });
+  const call = await compareHttp('ops call', tuning, callSpec(on.url), callSpec(off.url), pids);
+  await on.stop();
+  await off.stop();
+  result.rows.push(row('GET /v1/tools', list), row('POST call', call));
+  result.details.push(
+    `Two gateway processes on the same database and Redis, measured alternately: **on** = ${Object.entries(
+      ON,
+    )
+      .map(([k, v]) => `${k}=${v}`)
+      .join(
+        ', ',
+      )} (one access log line per request to a drained stdout pipe, user/tenant rate limits counted in Redis, the tenant concurrency cap); **off** = LOG_LEVEL=silent, no limits. Metrics and trace ids are on in both. In the tables "gateway" is **on** and "baseline" is **off**.`,
+    '',
+    'GET /v1/tools (warm, fast lane):',
+    '',
+    ...list.table,
+    '',
+    `POST ${CALL_PATH}:`,
+    '',
+    ...call.table,
+    '',
+  );
+  result.json = {
+    list_throughput_ratio: round(list.throughputRatio),
+    list_p99_ratio: round(list.p99Ratio),
+    call_throughput_ratio: round(call.throughputRatio),
+    call_p99_ratio: round(call.p99Ratio),
+  };
+  return result;
+}
