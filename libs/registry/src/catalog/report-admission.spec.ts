@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import { initSqlParser } from '@app/templates';
+import type { GeneratedToolRecord, StoredReport, TenantRecord } from '../catalog.repository';
+import type { Metrics } from '../metrics';
+import { dataScope, ReportAdmission } from './report-admission';
+
+const tenant: TenantRecord = {
+  id: 'acme',
+  name: 'Acme',
+  createdAt: '2026-11-30T00:00:00Z',
+  catalogVersion: 1,
+  dataSchema: 'tenant_acme',
+  allowedTables: ['orders'],
+};
+
+function stored(id: string, sqlTemplate: string, version = 1): StoredReport {
+  return {
+    status: 'active',
+    updatedAt: '2026-11-30T00:00:00Z',
+    metadata: {
+      tenantId: 'acme',
+      id,
+      name: id,
+      description: `report ${id}`,
+      sqlTemplate,
+      category: 'sales',
+      version,
+      filters: [],
+      fields: [{ name: 'n', type: 'integer', description: 'count' }],
+    },
+  };
+}
+
+function generated(name: string, source: string, sha256?: string): GeneratedToolRecord {
+  return {
+    name,
+    description: `tool ${name}`,
+    inputSchema: { type: 'object', properties: {} },
+    source,
+    sha256: sha256 ?? createHash('sha256').update(source).digest('hex'),
+    smokeTested: true,
+    approvedBy: 'rex',
+    status: 'active',
+  };
+}
+
+/** Metrics that only record what was counted. */
+function fakeMetrics(): { metrics: Metrics; counted: string[] } {
+  const counted: string[] = [];
+  const metrics = {
+    describe: () => undefined,
+    inc: (name: string, labels: Record<string, string> = {}) =>
+      counted.push(`${name}${JSON.stringify(labels)}`),
+  } as unknown as Metrics;
+  return { metrics, counted };
+}
+
+const GOOD = 'SELECT count(*) AS n FROM orders';
+const BAD = 'SELECT count(*) AS n FROM payroll';
+
+describe('ReportAdmission', () => {
+  beforeAll(() => initSqlParser());
+
+  it('judges a report version once and reuses the verdict across catalogs', () => {
+    const admission = new ReportAdmission(fakeMetrics().metrics);
+    const first = admission.admitter(tenant)(stored('a', GOOD));
+    const again = admission.admitter(tenant)(stored('a', GOOD));
+    expect(first.status).toEqual({ served: true });
+    expect(again).toBe(first);
+    expect(admission.admitter(tenant)(stored('a', GOOD, 2))).not.toBe(first);
+  });
+
+  it('judges again when the data scope changes', () => {
+    const admission = new ReportAdmission(fakeMetrics().metrics);
+    const first = admission.admitter(tenant)(stored('a', GOOD));
+    const narrowed = { ...tenant, allowedTables: ['customers'] };
+    expect(dataScope(narrowed)).not.toBe(dataScope(tenant));
+    const verdict = admission.admitter(narrowed)(stored('a', GOOD));
+    expect(verdict).not.toBe(first);
+    expect(verdict.status.served).toBe(false);
+  });
+
+  it('counts a guard refusal once per report version', () => {
+    const { metrics, counted } = fakeMetrics();
+    const admission = new ReportAdmission(metrics);
+    const verdict = admission.admitter(tenant)(stored('b', BAD));
+    expect(verdict.status).toMatchObject({
+      served: false,
+      reason: 'the SQL template was rejected',
+    });
+    admission.admitter(tenant)(stored('b', BAD));
+    const refusals = counted.filter((c) => c.startsWith('gateway_sql_guard_refusals_total'));
+    expect(refusals.length).toBeGreaterThan(0);
+    admission.admitter(tenant)(stored('b', BAD));
+    expect(counted.filter((c) => c.startsWith('gateway_sql_guard_refusals_total'))).toEqual(
+      refusals,
+    );
+  });
+
+  it('keeps its memory bounded: a forgotten verdict is judged (and counted) again', () => {
+    const { metrics, counted } = fakeMetrics();
+    const admission = new ReportAdmission(metrics, { reports: 1, generated: 1, logged: 1 });
+    const admit = admission.admitter(tenant);
+    const first = admit(stored('b', BAD));
+    admit(stored('c', BAD));
+    const before = counted.length;
+    const again = admit(stored('b', BAD));
+    expect(again).not.toBe(first);
+    expect(counted.length).toBeGreaterThan(before);
+  });
+
+  it('admits a generated tool whose source matches its sha256, and skips a tampered one', () => {
+    const admission = new ReportAdmission(fakeMetrics().metrics);
+    const good = generated('g_ok', 'export default () => 1');
+    const tampered = generated('g_bad', 'export default () => 2', 'f'.repeat(64));
+    const tools = admission.admitGenerated('acme', [good, tampered]);
+    expect(tools.map((t) => t.definition.name)).toEqual(['g_ok']);
+    expect(admission.admitGenerated('acme', [good])[0]).toBe(tools[0]);
+  });
+
+  it('skips a disabled generated tool', () => {
+    const admission = new ReportAdmission(fakeMetrics().metrics);
+    const disabled = {
+      ...generated('g_off', 'export default () => 1'),
+      status: 'disabled' as const,
+    };
+    expect(admission.admitGenerated('acme', [disabled])).toEqual([]);
+  });
+});
