@@ -2,6 +2,7 @@
 const moduleNameMapper = {
   '^@app/templates$': '<rootDir>/libs/templates/src',
   '^@app/registry$': '<rootDir>/libs/registry/src',
+  '^@app/registry/testing$': '<rootDir>/libs/registry/src/testing',
   '^@app/meta-tool$': '<rootDir>/libs/meta-tool/src',
   '^@app/selection$': '<rootDir>/libs/selection/src',
   '^@app/db$': '<rootDir>/db',

@@ -1,5 +1,7 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { DatabaseHandle, ReportRow } from '@app/db';
 import { sql } from 'kysely';
+import { DATABASE } from './tokens';
 import type { FieldType, FilterType, ReportMetadata } from '@app/templates';
 
 export interface TenantRecord {
@@ -60,8 +62,9 @@ export interface ReportChanges {
 }
 
 /** Reads of the metadata schema. Every method is scoped by tenant, the first argument. */
+@Injectable()
 export class CatalogRepository {
-  constructor(private readonly database: DatabaseHandle) {}
+  constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
 
   private get g() {
     return this.database.db.withSchema('gateway');

@@ -1,10 +1,9 @@
 import { formatTool } from '@app/templates';
 import type { ToolDefinition, ToolFormat } from '@app/templates';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { permissionSetKey } from './access-policy';
 import { BuiltinTools } from './builtin-tools';
-import { CatalogStore } from './catalog-store';
+import { CatalogStore } from './catalog/catalog-store';
 import { RegistryError, toolNotFound } from './errors';
 import { LIST_SHAPER } from './list-shaper';
 import type { ListShaper } from './list-shaper';
@@ -14,6 +13,7 @@ import { accessSubject } from './served-tool';
 import type { ServedTool } from './served-tool';
 import { SharedCache } from './shared-cache';
 import { listKey, openListBody, seal } from './l2-values';
+import { ListCache } from './listing/list-cache';
 import { ToolIndex } from './tool-index';
 import type { TenantCatalog } from './tenant-catalog';
 import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from './tokens';
@@ -35,12 +35,11 @@ export interface VisibleSet {
 @Injectable()
 export class CatalogService {
   /** UTF-8 bytes, ready for the socket */
-  private readonly lists = new LRUCache<string, Buffer>({
+  private readonly lists = new ListCache<Buffer>({
     max: 10_000,
     maxSize: 64 * 1024 * 1024,
-    sizeCalculation: (body, key) => body.length + key.length,
+    sizeOf: (body, key) => body.length + key.length,
   });
-  private readonly pendingLists = new Map<string, Promise<Buffer>>();
   private readonly indexes = new WeakMap<TenantCatalog, ToolIndex>();
   private readonly options: RegistryOptions;
   private readonly countL1: () => void;
@@ -189,14 +188,10 @@ export class CatalogService {
       this.countL1();
       return { body, key };
     }
-    let pending = this.pendingLists.get(cacheKey);
-    if (!pending) {
-      pending = this.buildList(catalog, principal, format, context, cacheKey).finally(() =>
-        this.pendingLists.delete(cacheKey),
-      );
-      this.pendingLists.set(cacheKey, pending);
-    }
-    return { body: await pending, key };
+    const built = await this.lists.fetch(cacheKey, () =>
+      this.buildList(catalog, principal, format, context, cacheKey),
+    );
+    return { body: built, key };
   }
 
   private async buildList(
@@ -223,9 +218,7 @@ export class CatalogService {
       if (l2Key !== undefined)
         void this.shared.set(l2Key, seal(json), this.options.cacheTtlSeconds);
     }
-    const body = Buffer.from(json);
-    this.lists.set(cacheKey, body);
-    return body;
+    return Buffer.from(json);
   }
 
   /** The definitions a list of these visible tools holds (every one, unless a shaper trims it). */

@@ -1,4 +1,3 @@
-import type { DatabaseHandle } from '@app/db';
 import {
   argumentBoundsProblem,
   parseReportDocument,
@@ -7,15 +6,14 @@ import {
   toReportDocument,
 } from '@app/templates';
 import type { ReportDocument, ReportMetadata, TemplateProblem } from '@app/templates';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { CatalogRepository } from './catalog.repository';
-import { CatalogStore } from './catalog-store';
+import { CatalogStore } from './catalog/catalog-store';
 import { RegistryError } from './errors';
 import type { Principal } from './principal';
 import { ReportRepository } from './report.repository';
 import type { ReportServingStatus, TenantCatalog } from './tenant-catalog';
 import { templateProblems } from './template-check';
-import { DATABASE } from './tokens';
 
 export interface ReportStatusView {
   served: boolean;
@@ -37,16 +35,11 @@ export interface AdminReportView {
  */
 @Injectable()
 export class ReportAdminService {
-  private readonly reports: ReportRepository;
-  private readonly catalogRows: CatalogRepository;
-
   constructor(
-    @Inject(DATABASE) database: DatabaseHandle,
+    private readonly reports: ReportRepository,
+    private readonly catalogRows: CatalogRepository,
     private readonly store: CatalogStore,
-  ) {
-    this.reports = new ReportRepository(database);
-    this.catalogRows = new CatalogRepository(database);
-  }
+  ) {}
 
   async list(
     admin: Principal,

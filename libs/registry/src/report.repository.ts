@@ -1,10 +1,13 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { DatabaseHandle } from '@app/db';
 import type { ReportMetadata } from '@app/templates';
 import { sql } from 'kysely';
+import { DATABASE } from './tokens';
 
 /** Writes of report metadata. Tenant first; every write is one transaction. */
+@Injectable()
 export class ReportRepository {
-  constructor(private readonly database: DatabaseHandle) {}
+  constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
 
   /** Creates or replaces a report with its filters and fields; returns whether it was new. */
   async upsert(

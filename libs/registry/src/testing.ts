@@ -1,6 +1,10 @@
 import type { DatabaseHandle } from '@app/db';
 import { BuiltinTools } from './builtin-tools';
-import { CatalogStore } from './catalog-store';
+import { CatalogLoader } from './catalog/catalog-loader';
+import { CatalogStore } from './catalog/catalog-store';
+import { CatalogChangeFeed } from './catalog/change-feed';
+import { ReportAdmission } from './catalog/report-admission';
+import { CatalogRepository } from './catalog.repository';
 import { CatalogService } from './catalog.service';
 import { Metrics } from './metrics';
 import { SharedCache } from './shared-cache';
@@ -9,22 +13,24 @@ import type { RegistryOptions } from './tokens';
 
 /**
  * The registry wired by hand, without Nest and without Redis, for integration tests and
- * tools that use the catalog directly.
+ * tools that use the catalog directly. Not part of the production barrel: import it as
+ * `@app/registry/testing`.
  */
 export function standaloneCatalog(
   database: DatabaseHandle,
   options: Partial<RegistryOptions> = {},
 ): CatalogService {
+  const settings = { ...DEFAULT_REGISTRY_OPTIONS, ...options };
   const metrics = new Metrics();
   const shared = new SharedCache(metrics, null);
-  const store = new CatalogStore(
-    database,
-    { ...DEFAULT_REGISTRY_OPTIONS, ...options },
+  const loader = new CatalogLoader(
+    new CatalogRepository(database),
     shared,
+    new ReportAdmission(metrics),
     metrics,
+    settings,
   );
-  return new CatalogService(store, new BuiltinTools(), shared, metrics, {
-    ...DEFAULT_REGISTRY_OPTIONS,
-    ...options,
-  });
+  const feed = new CatalogChangeFeed(database, metrics, settings);
+  const store = new CatalogStore(loader, feed, metrics);
+  return new CatalogService(store, new BuiltinTools(), shared, metrics, settings);
 }

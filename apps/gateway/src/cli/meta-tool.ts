@@ -8,13 +8,8 @@ import {
   TOOL_REVIEWER_ROLE,
 } from '@app/meta-tool';
 import type { MetaToolOptions, Proposal } from '@app/meta-tool';
-import {
-  BuiltinTools,
-  DEFAULT_REGISTRY_OPTIONS,
-  Metrics,
-  ReportExecutor,
-  standaloneCatalog,
-} from '@app/registry';
+import { BuiltinTools, DEFAULT_REGISTRY_OPTIONS, Metrics, ReportExecutor } from '@app/registry';
+import { standaloneCatalog } from '@app/registry/testing';
 import type { Principal } from '@app/registry';
 import { initSqlParser } from '@app/templates';
 import path from 'node:path';

@@ -1,0 +1,171 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { RegistryError } from '../errors';
+import { Metrics } from '../metrics';
+import type { TenantCatalog } from '../tenant-catalog';
+import { CatalogChangeFeed } from './change-feed';
+import type { CatalogChangeListener } from './change-feed';
+import { CatalogLoader, tenantMissing } from './catalog-loader';
+import type { CatalogStamp } from './catalog-loader';
+
+interface TenantState {
+  catalog: TenantCatalog;
+  checkedAt: number;
+}
+
+/** How many tenants' catalogs one instance holds (least recently used go first). */
+export const CATALOG_CAPACITY = Symbol('CATALOG_CAPACITY');
+const DEFAULT_CAPACITY = 10_000;
+
+/** The parts of the loader the store uses. */
+export type CatalogSource = Pick<CatalogLoader, 'stamp' | 'load' | 'l2Scope'>;
+
+/** The parts of the change feed the store uses. */
+export type ChangeSource = Pick<CatalogChangeFeed, 'onChange' | 'publish' | 'freshness'>;
+
+function matches(catalog: TenantCatalog, stamp: CatalogStamp): boolean {
+  return catalog.version >= stamp.version && catalog.tenant.createdAt === stamp.createdAt;
+}
+
+/**
+ * The live catalog of every tenant this instance has served. Postgres holds the truth;
+ * each tenant's catalog is kept in memory at its current version, dropped the moment the
+ * change feed says it changed (from any instance, any path), and rebuilt by the loader on
+ * the next request. Concurrent misses of a tenant merge into one build (lru-cache `fetch`);
+ * a build that a change notice overtook answers its callers but is not kept.
+ */
+@Injectable()
+export class CatalogStore {
+  private readonly logger = new Logger('CatalogStore');
+  private readonly states: LRUCache<string, TenantState, CatalogStamp>;
+  /** the last catalog built per tenant, kept across invalidation for incremental refreshes */
+  private readonly previous: LRUCache<string, TenantCatalog>;
+
+  constructor(
+    @Inject(CatalogLoader) private readonly loader: CatalogSource,
+    @Inject(CatalogChangeFeed) private readonly feed: ChangeSource,
+    private readonly metrics: Metrics,
+    @Optional() @Inject(CATALOG_CAPACITY) capacity: number | null = null,
+  ) {
+    const max = capacity ?? DEFAULT_CAPACITY;
+    this.previous = new LRUCache({ max });
+    this.states = new LRUCache<string, TenantState, CatalogStamp>({
+      max,
+      // a build overtaken by a change notice (delete/clear) still answers its callers...
+      ignoreFetchAbort: true,
+      // ...and a failed one leaves the state it was replacing in place
+      noDeleteOnFetchRejection: true,
+      fetchMethod: (tenantId, _stale, { context }) => this.build(tenantId, context),
+    });
+    // first listener: memory is dropped before anyone else hears of the change
+    feed.onChange((tenantId) => this.forget(tenantId));
+    metrics.describe(
+      'gateway_catalog_stale_serves_total',
+      'lists served from memory while Postgres was unreachable',
+    );
+  }
+
+  /** Called for every tenant whose catalog changed ('*' = any tenant may have). */
+  onChange(listener: CatalogChangeListener): () => void {
+    return this.feed.onChange(listener);
+  }
+
+  get isListening(): boolean {
+    return this.feed.freshness.listening;
+  }
+
+  /**
+   * The tenant's catalog. From memory while the LISTEN connection vouches for it; otherwise
+   * (listener down, or `verify`) the version is read from Postgres first.
+   */
+  async catalog(tenantId: string, options: { verify?: boolean } = {}): Promise<TenantCatalog> {
+    if (!options.verify) {
+      const current = this.current(tenantId);
+      if (current) return current;
+    }
+    const state = this.states.peek(tenantId, { allowStale: true });
+    const stamp = await this.stampOf(tenantId, state);
+    if (stamp === 'stale') return state!.catalog;
+    if (stamp === undefined) {
+      this.states.delete(tenantId);
+      this.previous.delete(tenantId);
+      throw tenantMissing();
+    }
+    // the same version of another tenant of this id (deleted, created again) is not a match
+    if (
+      state &&
+      state.catalog.version === stamp.version &&
+      state.catalog.tenant.createdAt === stamp.createdAt
+    ) {
+      state.checkedAt = Date.now();
+      return state.catalog;
+    }
+    let built = await this.states.fetch(tenantId, { context: stamp, forceRefresh: true });
+    // a build already under way when the stamp was read may be of an older version
+    if (built && !matches(built.catalog, stamp))
+      built = await this.states.fetch(tenantId, { context: stamp, forceRefresh: true });
+    return built!.catalog;
+  }
+
+  /** The stamp in Postgres; 'stale' when Postgres is unreachable and memory still answers. */
+  private async stampOf(
+    tenantId: string,
+    state: TenantState | undefined,
+  ): Promise<CatalogStamp | undefined | 'stale'> {
+    try {
+      return await this.loader.stamp(tenantId);
+    } catch (err) {
+      // Postgres is unreachable: the last catalog built here still answers lists.
+      if (state) {
+        this.metrics.inc('gateway_catalog_stale_serves_total');
+        return 'stale';
+      }
+      this.logger.warn(
+        `catalog version of ${tenantId} unreadable: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      throw new RegistryError(
+        'DATABASE_UNAVAILABLE',
+        'the catalog database is unavailable; try again shortly',
+      );
+    }
+  }
+
+  private async build(tenantId: string, stamp: CatalogStamp): Promise<TenantState> {
+    try {
+      const catalog = await this.loader.load(tenantId, stamp, this.previous.get(tenantId));
+      this.previous.set(tenantId, catalog);
+      return { catalog, checkedAt: Date.now() };
+    } catch (err) {
+      if (err instanceof RegistryError && err.code === 'TENANT_NOT_FOUND')
+        this.previous.delete(tenantId);
+      throw err;
+    }
+  }
+
+  /** The tenant's catalog if memory alone may answer (the LISTEN connection vouches for it). */
+  current(tenantId: string): TenantCatalog | undefined {
+    const state = this.states.get(tenantId);
+    return state && this.feed.freshness.trusted(state.checkedAt) ? state.catalog : undefined;
+  }
+
+  /** The last catalog this instance built for a tenant, however old (for degraded mode). */
+  lastKnown(tenantId: string): TenantCatalog | undefined {
+    return this.states.peek(tenantId, { allowStale: true })?.catalog;
+  }
+
+  /** The L2 key space of a tenant incarnation (see CatalogLoader.l2Scope). */
+  l2Scope(tenant: { id: string; createdAt: string }): Promise<string | undefined> {
+    return this.loader.l2Scope(tenant);
+  }
+
+  /** A tenant changed (a write of this instance): forget it and tell this instance's listeners. */
+  invalidate(tenantId: string | '*'): void {
+    this.feed.publish(tenantId);
+  }
+
+  /** Drops a tenant (or all) from memory; a build under way is not kept (lru-cache aborts it). */
+  private forget(tenantId: string | '*'): void {
+    if (tenantId === '*') this.states.clear();
+    else this.states.delete(tenantId);
+  }
+}
