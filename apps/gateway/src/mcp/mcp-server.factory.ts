@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { CatalogService, RegistryError } from '@app/registry';
+import { CatalogService, ListCache, RegistryError } from '@app/registry';
 import { SelectionService } from '@app/selection';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { formatTool, resultText } from '@app/templates';
 import { Inject, Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -76,7 +75,8 @@ export interface ListedTools {
  */
 @Injectable()
 export class McpServerFactory {
-  private readonly lists = new LRUCache<string, ListedTools>({ max: 5_000 });
+  /** one build per toolset key, however many sessions miss it together */
+  private readonly lists = new ListCache<ListedTools>({ max: 5_000 });
 
   constructor(
     private readonly catalog: CatalogService,
@@ -168,22 +168,21 @@ export class McpServerFactory {
       await this.catalog.toolsetKeyFor(identity.principal, identity.context),
       identity,
     );
-    let listed = this.lists.get(key);
-    if (!listed) {
-      const visible = await this.catalog.visibleSet(identity.principal, identity.context);
-      // the same shaping as the REST list, plus what this session found
-      const tools = this.selection.disclosure
-        .shape(visible.tools, identity.found)
-        .map((d) => formatTool(d, 'mcp') as Tool);
-      const json = JSON.stringify(tools);
-      listed = {
-        tools,
-        responsePrefix: Buffer.from(`{"result":{"tools":${json}},"jsonrpc":"2.0","id":`),
-        fingerprint: createHash('sha256').update(json).digest('base64url'),
-      };
-      this.lists.set(key, listed);
-    }
-    return listed;
+    return this.lists.get(key) ?? this.lists.fetch(key, () => this.build(identity));
+  }
+
+  private async build(identity: SessionIdentity): Promise<ListedTools> {
+    const visible = await this.catalog.visibleSet(identity.principal, identity.context);
+    // the same shaping as the REST list, plus what this session found
+    const tools = this.selection.disclosure
+      .shape(visible.tools, identity.found)
+      .map((d) => formatTool(d, 'mcp') as Tool);
+    const json = JSON.stringify(tools);
+    return {
+      tools,
+      responsePrefix: Buffer.from(`{"result":{"tools":${json}},"jsonrpc":"2.0","id":`),
+      fingerprint: createHash('sha256').update(json).digest('base64url'),
+    };
   }
 
   /** The session's list from memory alone, or undefined when `list` must be asked. */
