@@ -1,6 +1,5 @@
-import type { DatabaseHandle } from '@app/db';
-import { BuiltinTools, DATABASE, GENERATED_TOOL_RUNNER, RegistryModule } from '@app/registry';
-import { Global, Inject, Module } from '@nestjs/common';
+import { BuiltinTools, GENERATED_TOOL_RUNNER, RegistryModule } from '@app/registry';
+import { Global, Module } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import { GeneratedDataAccess } from './data-access';
@@ -20,6 +19,7 @@ import { SandboxedToolRunner } from './sandboxed-runner';
   providers: [
     GeneratedDataAccess,
     MetaToolService,
+    ProposalRepository,
     RuntimeGate,
     SandboxedToolRunner,
     { provide: GENERATED_TOOL_RUNNER, useExisting: SandboxedToolRunner },
@@ -33,7 +33,7 @@ export class MetaToolModule implements OnModuleInit, OnApplicationBootstrap {
     private readonly builtins: BuiltinTools,
     private readonly service: MetaToolService,
     private readonly runner: SandboxedToolRunner,
-    @Inject(DATABASE) private readonly database: DatabaseHandle,
+    private readonly proposals: ProposalRepository,
   ) {}
 
   onModuleInit(): void {
@@ -50,6 +50,6 @@ export class MetaToolModule implements OnModuleInit, OnApplicationBootstrap {
 
   /** Every instance writes every tenant's active generated tools to disk at start-up. */
   async onApplicationBootstrap(): Promise<void> {
-    await this.runner.materializeAll(await new ProposalRepository(this.database).activeTools());
+    await this.runner.materializeAll(await this.proposals.activeTools());
   }
 }

@@ -1,5 +1,4 @@
-import type { DatabaseHandle } from '@app/db';
-import { BuiltinTools, CatalogStore, DATABASE, Metrics, withSpan } from '@app/registry';
+import { BuiltinTools, CatalogStore, Metrics, withSpan } from '@app/registry';
 import type { Principal, TenantCatalog, ToolCallOutcome } from '@app/registry';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { cut, META_TOOL_NAME, MetaToolError, TOOL_REVIEWER_ROLE } from './contract';
@@ -41,14 +40,13 @@ const ADMIN_ROLE = 'admin';
 @Injectable()
 export class MetaToolService {
   private readonly logger = new Logger('MetaTool');
-  readonly proposals: ProposalRepository;
   private readonly queue = new SerialQueue();
   private readonly files: ToolFiles;
   readonly options: ResolvedMetaToolOptions;
   private readonly listeners = new Set<(event: DecisionEvent) => void>();
 
   constructor(
-    @Inject(DATABASE) database: DatabaseHandle,
+    readonly proposals: ProposalRepository,
     @Inject(META_TOOL_OPTIONS) options: MetaToolOptions,
     private readonly store: CatalogStore,
     private readonly builtins: BuiltinTools,
@@ -57,7 +55,6 @@ export class MetaToolService {
     private readonly metrics: Metrics,
   ) {
     this.options = resolveOptions(options);
-    this.proposals = new ProposalRepository(database);
     this.files = new ToolFiles(options.directory);
     metrics.describe(
       'gateway_meta_tool_gate_total',

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { DatabaseHandle, ProposalStatus } from '@app/db';
-import { activeTraceId } from '@app/registry';
+import type { DatabaseHandle, DB, ProposalStatus } from '@app/db';
+import { activeTraceId, DATABASE } from '@app/registry';
+import { Inject, Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ProposalInput } from './contract';
 import { sha256 } from './tool-files';
 
@@ -50,8 +52,9 @@ export class PendingNameClash extends Error {}
 const UNIQUE_VIOLATION = '23505';
 
 /** Proposals, installed generated tools and the audit log. Tenant first, always. */
+@Injectable()
 export class ProposalRepository {
-  constructor(private readonly database: DatabaseHandle) {}
+  constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
 
   private get g() {
     return this.database.db.withSchema('gateway');
@@ -68,32 +71,36 @@ export class ProposalRepository {
   ): Promise<Proposal> {
     const id = randomUUID();
     try {
-      await this.g
-        .insertInto('tool_proposals')
-        .values({
-          id,
-          tenant_id: tenantId,
-          name: input.name,
-          description: input.description ?? '',
-          source: input.code,
+      // the proposal and its audit row commit together or not at all
+      await this.database.db.transaction().execute(async (trx) => {
+        await trx
+          .withSchema('gateway')
+          .insertInto('tool_proposals')
+          .values({
+            id,
+            tenant_id: tenantId,
+            name: input.name,
+            description: input.description ?? '',
+            source: input.code,
+            sha256: sha256(input.code),
+            test_args: input.testArgs === undefined ? null : JSON.stringify(input.testArgs),
+            proposed_by: proposer,
+            proposer_roles: JSON.stringify(identity.roles),
+            proposer_claims: JSON.stringify(identity.claims),
+            trace_id: activeTraceId() ?? null,
+          })
+          .execute();
+        await auditIn(trx, tenantId, proposer, 'propose', input.name, {
+          proposal_id: id,
           sha256: sha256(input.code),
-          test_args: input.testArgs === undefined ? null : JSON.stringify(input.testArgs),
-          proposed_by: proposer,
-          proposer_roles: JSON.stringify(identity.roles),
-          proposer_claims: JSON.stringify(identity.claims),
           trace_id: activeTraceId() ?? null,
-        })
-        .execute();
+        });
+      });
     } catch (err) {
       if ((err as { code?: string }).code === UNIQUE_VIOLATION)
         throw new PendingNameClash(input.name);
       throw err;
     }
-    await this.audit(tenantId, proposer, 'propose', input.name, {
-      proposal_id: id,
-      sha256: sha256(input.code),
-      trace_id: activeTraceId() ?? null,
-    });
     return (await this.find(tenantId, id))!;
   }
 
@@ -290,20 +297,25 @@ export class ProposalRepository {
     actor: string,
     outcome: string,
   ): Promise<void> {
-    await this.g
-      .updateTable('tool_proposals')
-      .set({ status, reviewed_by: actor, outcome, decided_at: sql<string>`now()` })
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id)
-      .execute();
-    const proposal = await this.find(tenantId, id);
-    await this.audit(
-      tenantId,
-      actor,
-      status === 'rejected' ? 'reject' : 'install_failed',
-      proposal?.name ?? id,
-      { proposal_id: id, outcome, trace_id: activeTraceId() ?? null },
-    );
+    // the decision and its audit row commit together or not at all
+    await this.database.db.transaction().execute(async (trx) => {
+      const settled = await trx
+        .withSchema('gateway')
+        .updateTable('tool_proposals')
+        .set({ status, reviewed_by: actor, outcome, decided_at: sql<string>`now()` })
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .returning('name')
+        .executeTakeFirst();
+      await auditIn(
+        trx,
+        tenantId,
+        actor,
+        status === 'rejected' ? 'reject' : 'install_failed',
+        settled?.name ?? id,
+        { proposal_id: id, outcome, trace_id: activeTraceId() ?? null },
+      );
+    });
   }
 
   /**
@@ -396,11 +408,24 @@ export class ProposalRepository {
     subject: string,
     detail: Record<string, unknown>,
   ): Promise<void> {
-    await this.g
-      .insertInto('audit_log')
-      .values({ tenant_id: tenantId, actor, action, subject, detail: JSON.stringify(detail) })
-      .execute();
+    await auditIn(this.database.db, tenantId, actor, action, subject, detail);
   }
+}
+
+/** One audit row, written with the statement's own connection or inside a transaction. */
+async function auditIn(
+  db: Kysely<DB>,
+  tenantId: string,
+  actor: string,
+  action: string,
+  subject: string,
+  detail: Record<string, unknown>,
+): Promise<void> {
+  await db
+    .withSchema('gateway')
+    .insertInto('audit_log')
+    .values({ tenant_id: tenantId, actor, action, subject, detail: JSON.stringify(detail) })
+    .execute();
 }
 
 function toProposal(row: {

@@ -3,6 +3,7 @@ import {
   AUTO_APPROVER,
   GeneratedDataAccess,
   MetaToolService,
+  ProposalRepository,
   RuntimeGate,
   SandboxedToolRunner,
   TOOL_REVIEWER_ROLE,
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
     const runner = new SandboxedToolRunner(metaOptions, data, fullRegistryOptions, handle);
     const runtime = new RuntimeGate(runner);
     const service = new MetaToolService(
-      handle,
+      new ProposalRepository(handle),
       metaOptions,
       catalog.store,
       new BuiltinTools(),
