@@ -10,11 +10,35 @@ export const METADATA_SCHEMA = 'gateway';
 /** timestamps come back as ISO text (see type-parsers.ts), identically on pg and PGlite */
 type Timestamp = ColumnType<string, string | undefined, string>;
 
+/**
+ * A bigint column as it comes back: a number (type-parsers.ts turns int8 into a number while
+ * it is exact; catalog versions, ids and counters stay far below 2^53).
+ */
+type BigIntNumber = number;
+
+/** What a report filter may be (report_filters.type); the templates library checks it on write. */
+export type FilterTypeName =
+  | 'string'
+  | 'enum'
+  | 'integer'
+  | 'number'
+  | 'number_range'
+  | 'date'
+  | 'date_range'
+  | 'boolean'
+  | 'string_list';
+
+/** What a report field may be (report_fields.type). */
+export type FieldTypeName =
+  'string' | 'integer' | 'number' | 'date' | 'timestamp' | 'boolean' | 'json';
+
 export interface TenantsTable {
   id: string;
   name: string;
-  catalog_version: Generated<string>;
+  catalog_version: Generated<BigIntNumber>;
   created_at: Timestamp;
+  /** the transaction (xid8, as text) that last claimed a catalog version (report-changes migration) */
+  claimed_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface DatasourcesTable {
@@ -36,7 +60,7 @@ export interface ReportsTable {
   version: Generated<number>;
   updated_at: Timestamp;
   /** the catalog version the row's last change claimed (see the report-changes migration) */
-  changed_in: Generated<string>;
+  changed_in: Generated<BigIntNumber>;
   /** optional words for tool search (migration 2026-12-02T04-00) */
   synonyms: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
   example_questions: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
@@ -50,14 +74,14 @@ export interface ReportsTable {
 export interface ReportRemovalsTable {
   tenant_id: string;
   report_id: string;
-  removed_in: string;
+  removed_in: BigIntNumber;
 }
 
 export interface ReportFiltersTable {
   tenant_id: string;
   report_id: string;
   name: string;
-  type: string;
+  type: FilterTypeName;
   description: Generated<string>;
   required: Generated<boolean>;
   enum_values: string[] | null;
@@ -69,7 +93,7 @@ export interface ReportFieldsTable {
   tenant_id: string;
   report_id: string;
   name: string;
-  type: string;
+  type: FieldTypeName;
   description: Generated<string>;
   position: Generated<number>;
 }
@@ -150,8 +174,8 @@ export interface ToolProposalsTable {
 export interface GeneratedToolStatsTable {
   tenant_id: string;
   name: string;
-  calls: ColumnType<string, number | undefined, number>;
-  errors: ColumnType<string, number | undefined, number>;
+  calls: ColumnType<BigIntNumber, number | undefined, number>;
+  errors: ColumnType<BigIntNumber, number | undefined, number>;
   last_error: string | null;
   last_error_at: string | null;
 }
@@ -179,7 +203,7 @@ export interface GeneratedToolsTable {
 }
 
 export interface AuditLogTable {
-  id: Generated<string>;
+  id: Generated<BigIntNumber>;
   tenant_id: string;
   actor: string;
   action: string;

@@ -1,10 +1,12 @@
+import type { FieldTypeName, FilterTypeName } from './database';
+
 /**
  * The demo catalog: the same report set for every demo tenant, over that tenant's own
  * data. Tests and the README rely on these facts (names, categories, grants, contexts).
  */
 export interface DemoFilter {
   name: string;
-  type: string;
+  type: FilterTypeName;
   description: string;
   required?: boolean;
   enum_values?: string[];
@@ -18,7 +20,7 @@ export interface DemoReport {
   description: string;
   sql: string;
   filters: DemoFilter[];
-  fields: Array<[name: string, type: string, description: string]>;
+  fields: Array<[name: string, type: FieldTypeName, description: string]>;
 }
 
 const REGION: DemoFilter = {

@@ -152,7 +152,7 @@ export class CatalogRepository {
         q.where('r.id', 'in', (selection as { ids: string[] }).ids),
       )
       .$if(!!selection && 'changedAfter' in selection, (q) =>
-        q.where('r.changed_in', '>', String((selection as { changedAfter: number }).changedAfter)),
+        q.where('r.changed_in', '>', (selection as { changedAfter: number }).changedAfter),
       )
       .orderBy('r.id')
       .execute();
@@ -170,7 +170,7 @@ export class CatalogRepository {
         .selectFrom('report_removals')
         .select('report_id')
         .where('tenant_id', '=', tenantId)
-        .where('removed_in', '>', String(version))
+        .where('removed_in', '>', version)
         .execute(),
     ]);
     return { changed, removed: removed.map((r) => r.report_id) };
