@@ -5,3 +5,4 @@ export * from './demo-catalog';
 export * from './migrate';
 export * from './seed';
 export * from './type-parsers';
+export * from './report-rows.repository';

@@ -2,7 +2,10 @@ import { sql } from 'kysely';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './database';
 import { DEMO_CONTEXTS, DEMO_REPORTS, DEMO_ROLES, DEMO_TABLES, DEMO_TENANTS } from './demo-catalog';
+import type { DemoReport } from './demo-catalog';
 import { demoDataStatements } from './demo-data';
+import { writeReportRows } from './report-rows.repository';
+import type { ReportRows } from './report-rows.repository';
 
 export function tenantDataSchema(tenantId: string): string {
   return `tenant_${tenantId}`;
@@ -34,50 +37,7 @@ async function seedTenantMetadata(
     .insertInto('datasources')
     .values({ tenant_id: tenantId, data_schema: schema, allowed_tables: DEMO_TABLES })
     .execute();
-  for (const r of DEMO_REPORTS) {
-    await g
-      .insertInto('reports')
-      .values({
-        tenant_id: tenantId,
-        id: r.id,
-        name: r.name,
-        description: r.description,
-        sql_template: r.sql,
-        category: r.category,
-      })
-      .execute();
-    if (r.filters.length > 0) {
-      await g
-        .insertInto('report_filters')
-        .values(
-          r.filters.map((f, position) => ({
-            tenant_id: tenantId,
-            report_id: r.id,
-            name: f.name,
-            type: f.type,
-            description: f.description,
-            required: f.required ?? false,
-            enum_values: f.enum_values ?? null,
-            default_value: f.default_value === undefined ? null : JSON.stringify(f.default_value),
-            position,
-          })),
-        )
-        .execute();
-    }
-    await g
-      .insertInto('report_fields')
-      .values(
-        r.fields.map(([field, type, description], position) => ({
-          tenant_id: tenantId,
-          report_id: r.id,
-          name: field,
-          type,
-          description,
-          position,
-        })),
-      )
-      .execute();
-  }
+  for (const r of DEMO_REPORTS) await writeReportRows(trx, tenantId, demoReportRows(r));
   for (const c of DEMO_CONTEXTS) {
     await g
       .insertInto('business_contexts')
@@ -121,4 +81,26 @@ async function seedTenantMetadata(
     ];
     if (grants.length > 0) await g.insertInto('role_grants').values(grants).execute();
   }
+}
+
+/** A demo report as the rows that store it (written like any report, see writeReportRows). */
+function demoReportRows(r: DemoReport): ReportRows {
+  return {
+    report: {
+      id: r.id,
+      name: r.name,
+      description: r.description,
+      sql_template: r.sql,
+      category: r.category,
+    },
+    filters: r.filters.map((f) => ({
+      name: f.name,
+      type: f.type,
+      description: f.description,
+      required: f.required ?? false,
+      enum_values: f.enum_values ?? null,
+      default_value: f.default_value === undefined ? null : JSON.stringify(f.default_value),
+    })),
+    fields: r.fields.map(([name, type, description]) => ({ name, type, description })),
+  };
 }

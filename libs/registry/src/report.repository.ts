@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DatabaseHandle } from '@app/db';
+import { writeReportRows } from '@app/db';
+import type { DatabaseHandle, ReportRows } from '@app/db';
 import type { ReportMetadata } from '@app/templates';
 import { sql } from 'kysely';
 import { DATABASE } from './tokens';
@@ -15,85 +16,9 @@ export class ReportRepository {
     report: ReportMetadata,
     status: 'active' | 'disabled',
   ): Promise<boolean> {
-    return this.database.db.transaction().execute(async (trx) => {
-      const g = trx.withSchema('gateway');
-      const existed = await g
-        .selectFrom('reports')
-        .select('id')
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', report.id)
-        .forUpdate()
-        .executeTakeFirst();
-      const row = {
-        name: report.name,
-        description: report.description,
-        sql_template: report.sqlTemplate,
-        category: report.category,
-        status,
-        synonyms: report.synonyms ?? null,
-        example_questions: report.exampleQuestions ?? null,
-      };
-      if (existed) {
-        await g
-          .updateTable('reports')
-          .set(row)
-          .where('tenant_id', '=', tenantId)
-          .where('id', '=', report.id)
-          .execute();
-      } else {
-        await g
-          .insertInto('reports')
-          .values({ tenant_id: tenantId, id: report.id, ...row })
-          .execute();
-      }
-      await g
-        .deleteFrom('report_filters')
-        .where('tenant_id', '=', tenantId)
-        .where('report_id', '=', report.id)
-        .execute();
-      await g
-        .deleteFrom('report_fields')
-        .where('tenant_id', '=', tenantId)
-        .where('report_id', '=', report.id)
-        .execute();
-      if (report.filters.length > 0) {
-        await g
-          .insertInto('report_filters')
-          .values(
-            report.filters.map((f, position) => ({
-              tenant_id: tenantId,
-              report_id: report.id,
-              name: f.name,
-              type: f.type,
-              description: f.description,
-              required: f.required,
-              enum_values: f.enumValues,
-              default_value:
-                f.defaultValue === null || f.defaultValue === undefined
-                  ? null
-                  : JSON.stringify(f.defaultValue),
-              position,
-            })),
-          )
-          .execute();
-      }
-      if (report.fields.length > 0) {
-        await g
-          .insertInto('report_fields')
-          .values(
-            report.fields.map((f, position) => ({
-              tenant_id: tenantId,
-              report_id: report.id,
-              name: f.name,
-              type: f.type,
-              description: f.description,
-              position,
-            })),
-          )
-          .execute();
-      }
-      return !existed;
-    });
+    return this.database.db
+      .transaction()
+      .execute((trx) => writeReportRows(trx, tenantId, reportRows(report, status)));
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {
@@ -116,4 +41,36 @@ export class ReportRepository {
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
+}
+
+/** A report's metadata as the rows that store it. */
+function reportRows(report: ReportMetadata, status: 'active' | 'disabled'): ReportRows {
+  return {
+    report: {
+      id: report.id,
+      name: report.name,
+      description: report.description,
+      sql_template: report.sqlTemplate,
+      category: report.category,
+      status,
+      synonyms: report.synonyms ?? null,
+      example_questions: report.exampleQuestions ?? null,
+    },
+    filters: report.filters.map((f) => ({
+      name: f.name,
+      type: f.type,
+      description: f.description,
+      required: f.required,
+      enum_values: f.enumValues,
+      default_value:
+        f.defaultValue === null || f.defaultValue === undefined
+          ? null
+          : JSON.stringify(f.defaultValue),
+    })),
+    fields: report.fields.map((f) => ({
+      name: f.name,
+      type: f.type,
+      description: f.description,
+    })),
+  };
 }
