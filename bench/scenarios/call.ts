@@ -45,7 +45,7 @@ function extended(text: string, values: unknown[] = []): pg.QueryConfig {
 /**
  * The gateway's ReportExecutor.runReadOnly wrapper, round trip for round trip (as of
  * commit 772fdef: the preamble as one simple-protocol script, the query extended, then
- * ROLLBACK). Keep in step with libs/registry/src/report-executor.ts.
+ * ROLLBACK). Keep in step with libs/registry/src/execution/report-executor.ts.
  */
 export const PREAMBLE = [
   'BEGIN TRANSACTION READ ONLY',

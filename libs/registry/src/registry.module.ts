@@ -1,19 +1,19 @@
 import { Module } from '@nestjs/common';
-import { AccessExplainer } from './access-explainer.service';
-import { BuiltinTools } from './builtin-tools';
-import { CallActivity } from './call-activity';
+import { AccessExplainer } from './access/access-explainer.service';
+import { BuiltinTools } from './listing/builtin-tools';
+import { CallActivity } from './execution/call-activity';
 import { CatalogLoader } from './catalog/catalog-loader';
 import { CatalogStore } from './catalog/catalog-store';
 import { CatalogChangeFeed } from './catalog/change-feed';
 import { ReportAdmission } from './catalog/report-admission';
-import { CatalogRepository } from './catalog.repository';
-import { CatalogService } from './catalog.service';
+import { CatalogRepository } from './catalog/catalog.repository';
+import { CatalogService } from './listing/catalog.service';
 import { Metrics } from './metrics';
-import { ReportAdminService } from './report-admin.service';
-import { ReportExecutor } from './report-executor';
-import { ReportRepository } from './report.repository';
-import { SharedCache } from './shared-cache';
-import { ToolCallService } from './tool-calls.service';
+import { ReportAdminService } from './admin/report-admin.service';
+import { ReportExecutor } from './execution/report-executor';
+import { ReportRepository } from './admin/report.repository';
+import { SharedCache } from './catalog/shared-cache';
+import { ToolCallService } from './execution/tool-calls.service';
 
 const SERVICES = [
   AccessExplainer,

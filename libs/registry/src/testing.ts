@@ -1,13 +1,13 @@
 import type { DatabaseHandle } from '@app/db';
-import { BuiltinTools } from './builtin-tools';
+import { BuiltinTools } from './listing/builtin-tools';
 import { CatalogLoader } from './catalog/catalog-loader';
 import { CatalogStore } from './catalog/catalog-store';
 import { CatalogChangeFeed } from './catalog/change-feed';
 import { ReportAdmission } from './catalog/report-admission';
-import { CatalogRepository } from './catalog.repository';
-import { CatalogService } from './catalog.service';
+import { CatalogRepository } from './catalog/catalog.repository';
+import { CatalogService } from './listing/catalog.service';
 import { Metrics } from './metrics';
-import { SharedCache } from './shared-cache';
+import { SharedCache } from './catalog/shared-cache';
 import { DEFAULT_REGISTRY_OPTIONS } from './tokens';
 import type { RegistryOptions } from './tokens';
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { RegistryError } from '../errors';
 import { Metrics } from '../metrics';
-import type { TenantCatalog } from '../tenant-catalog';
+import type { TenantCatalog } from './tenant-catalog';
 import { CatalogChangeFeed } from './change-feed';
 import type { CatalogChangeListener } from './change-feed';
 import { CatalogLoader, tenantMissing } from './catalog-loader';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { initSqlParser } from '@app/templates';
-import type { GeneratedToolRecord, StoredReport, TenantRecord } from '../catalog.repository';
+import type { GeneratedToolRecord, StoredReport, TenantRecord } from './catalog.repository';
 import type { Metrics } from '../metrics';
 import { dataScope, ReportAdmission } from './report-admission';
 

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import type { GeneratedToolRecord, TenantRecord } from '../catalog.repository';
-import { GeneratedTool, generatedToolProblem } from '../generated-tools';
+import type { GeneratedToolRecord, TenantRecord } from './catalog.repository';
+import { GeneratedTool, generatedToolProblem } from './generated-tools';
 import { Metrics } from '../metrics';
-import type { AdmitReport } from '../report-set';
-import { admitReport } from '../tenant-catalog';
-import type { AdmittedReport } from '../tenant-catalog';
+import type { AdmitReport } from './report-set';
+import { admitReport } from './tenant-catalog';
+import type { AdmittedReport } from './tenant-catalog';
 
 /** What every report verdict of a tenant depends on besides the report: schema and tables. */
 export function dataScope(tenant: TenantRecord): string {

@@ -3,11 +3,11 @@ import { columnTypeName, readerRole, ResultTooLargeError } from '@app/db';
 import type { DatabaseHandle, GuardedReadResult, SqlResult } from '@app/db';
 import type { ReportTool } from '@app/templates';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Principal } from './principal';
-import type { TenantCatalog } from './tenant-catalog';
-import { activeTraceId, withSpan } from './tracing';
-import { DATABASE, REGISTRY_OPTIONS } from './tokens';
-import type { RegistryOptions } from './tokens';
+import type { Principal } from '../access/principal';
+import type { TenantCatalog } from '../catalog/tenant-catalog';
+import { activeTraceId, withSpan } from '../tracing';
+import { DATABASE, REGISTRY_OPTIONS } from '../tokens';
+import type { RegistryOptions } from '../tokens';
 
 export interface ToolResultPage {
   columns: Array<{ name: string; type: string }>;

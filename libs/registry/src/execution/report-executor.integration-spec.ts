@@ -1,11 +1,11 @@
 import { connectPostgres } from '@app/db';
 import { initSqlParser, pagedQuery, ReportTool } from '@app/templates';
-import { createTestDatabase } from '../../../test/support/test-database';
-import type { TestDatabase } from '../../../test/support/test-database';
-import type { CatalogService } from './catalog.service';
-import { standaloneCatalog } from './testing';
-import { DEFAULT_REGISTRY_OPTIONS } from './tokens';
-import type { Principal } from './principal';
+import { createTestDatabase } from '../../../../test/support/test-database';
+import type { TestDatabase } from '../../../../test/support/test-database';
+import type { CatalogService } from '../listing/catalog.service';
+import { standaloneCatalog } from '../testing';
+import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';
+import type { Principal } from '../access/principal';
 import { ReportExecutor } from './report-executor';
 
 async function reportTool(catalog: CatalogService, principal: Principal, name: string) {

@@ -1,5 +1,5 @@
 import type { StoredReport } from './catalog.repository';
-import type { ServedTool } from './served-tool';
+import type { ServedTool } from '../listing/served-tool';
 import type { AdmittedReport } from './tenant-catalog';
 
 export type ServedReport = Extract<ServedTool, { kind: 'report' }>;

@@ -3,7 +3,7 @@ import { writeReportRows } from '@app/db';
 import type { DatabaseHandle, ReportRows } from '@app/db';
 import type { ReportMetadata } from '@app/templates';
 import { sql } from 'kysely';
-import { DATABASE } from './tokens';
+import { DATABASE } from '../tokens';
 
 /** Writes of report metadata. Tenant first; every write is one transaction. */
 @Injectable()

@@ -3,12 +3,12 @@ import { Logger } from '@nestjs/common';
 import { sql } from 'kysely';
 import type { RawBuilder } from 'kysely';
 import pg from 'pg';
-import { createTestDatabase } from '../../../test/support/test-database';
-import type { TestDatabase } from '../../../test/support/test-database';
+import { createTestDatabase } from '../../../../test/support/test-database';
+import type { TestDatabase } from '../../../../test/support/test-database';
 import { CatalogRepository } from './catalog.repository';
-import type { CatalogService } from './catalog.service';
-import type { Principal } from './principal';
-import { standaloneCatalog } from './testing';
+import type { CatalogService } from '../listing/catalog.service';
+import type { Principal } from '../access/principal';
+import { standaloneCatalog } from '../testing';
 import type { TenantCatalog } from './tenant-catalog';
 
 const admin: Principal = { tenantId: 'acme', userId: 'root', roles: ['admin'], claims: {} };

@@ -1,12 +1,12 @@
 import { initSqlParser } from '@app/templates';
 import { Logger } from '@nestjs/common';
 import { sql } from 'kysely';
-import { createTestDatabase } from '../../../test/support/test-database';
-import type { TestDatabase } from '../../../test/support/test-database';
-import type { CatalogService } from './catalog.service';
-import { standaloneCatalog } from './testing';
-import type { Principal } from './principal';
-import { accessSubject } from './served-tool';
+import { createTestDatabase } from '../../../../test/support/test-database';
+import type { TestDatabase } from '../../../../test/support/test-database';
+import type { CatalogService } from '../listing/catalog.service';
+import { standaloneCatalog } from '../testing';
+import type { Principal } from '../access/principal';
+import { accessSubject } from '../listing/served-tool';
 
 const admin: Principal = { tenantId: 'acme', userId: 'root', roles: ['admin'], claims: {} };
 

@@ -1,12 +1,12 @@
 import { connectPostgres, ResultTooLargeError } from '@app/db';
 import type { DatabaseHandle } from '@app/db';
-import { createTestDatabase } from '../../../test/support/test-database';
-import type { TestDatabase } from '../../../test/support/test-database';
+import { createTestDatabase } from '../../../../test/support/test-database';
+import type { TestDatabase } from '../../../../test/support/test-database';
 import { initSqlParser, ReportTool } from '@app/templates';
-import type { Principal } from './principal';
+import type { Principal } from '../access/principal';
 import { ReportExecutor } from './report-executor';
-import { standaloneCatalog } from './testing';
-import { DEFAULT_REGISTRY_OPTIONS } from './tokens';
+import { standaloneCatalog } from '../testing';
+import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';
 
 const ACME = { id: 'acme', dataSchema: 'tenant_acme' };
 const CAP = 64 * 1024;

@@ -1,12 +1,12 @@
 import { argumentBoundsProblem } from '@app/templates';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CallActivity } from './call-activity';
-import { CatalogService } from './catalog.service';
-import type { Principal } from './principal';
+import { CatalogService } from '../listing/catalog.service';
+import type { Principal } from '../access/principal';
 import { ReportExecutor } from './report-executor';
 import type { ToolCallOutcome } from './report-executor';
-import { GENERATED_TOOL_RUNNER } from './generated-tools';
-import type { GeneratedToolRunner } from './generated-tools';
+import { GENERATED_TOOL_RUNNER } from '../catalog/generated-tools';
+import type { GeneratedToolRunner } from '../catalog/generated-tools';
 
 /** The one path every protocol (REST, MCP) takes to run a tool for a caller. */
 @Injectable()

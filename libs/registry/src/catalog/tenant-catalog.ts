@@ -1,6 +1,6 @@
 import { ReportTool, TemplateError } from '@app/templates';
 import type { TemplateProblem } from '@app/templates';
-import type { AccessPolicy } from './access-policy';
+import type { AccessPolicy } from '../access/access-policy';
 import type { GeneratedTool } from './generated-tools';
 import type { ReportSet } from './report-set';
 import type { StoredReport, TenantRecord } from './catalog.repository';

@@ -1,11 +1,11 @@
 import { identityValue, isIdentityParam, reportToolName, TOOL_NAME_PREFIX } from '@app/templates';
 import { Injectable } from '@nestjs/common';
-import { CatalogService } from './catalog.service';
-import { RegistryError } from './errors';
+import { CatalogService } from '../listing/catalog.service';
+import { RegistryError } from '../errors';
 import type { Principal } from './principal';
-import { accessSubject } from './served-tool';
-import type { ServedTool } from './served-tool';
-import type { TenantCatalog } from './tenant-catalog';
+import { accessSubject } from '../listing/served-tool';
+import type { ServedTool } from '../listing/served-tool';
+import type { TenantCatalog } from '../catalog/tenant-catalog';
 
 export interface AccessCheck {
   check: 'exists' | 'served' | 'grant' | 'context' | 'claims';

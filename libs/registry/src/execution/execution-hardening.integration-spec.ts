@@ -1,9 +1,9 @@
 import { connectPostgres } from '@app/db';
 import type { DatabaseHandle } from '@app/db';
-import { createTestDatabase } from '../../../test/support/test-database';
-import type { TestDatabase } from '../../../test/support/test-database';
+import { createTestDatabase } from '../../../../test/support/test-database';
+import type { TestDatabase } from '../../../../test/support/test-database';
 import { ReportExecutor } from './report-executor';
-import { DEFAULT_REGISTRY_OPTIONS } from './tokens';
+import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';
 
 const ACME = { id: 'acme', dataSchema: 'tenant_acme' };
 

@@ -1,23 +1,23 @@
 import { formatTool } from '@app/templates';
 import type { ToolDefinition, ToolFormat } from '@app/templates';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { permissionSetKey } from './access-policy';
+import { permissionSetKey } from '../access/access-policy';
 import { BuiltinTools } from './builtin-tools';
-import { CatalogStore } from './catalog/catalog-store';
-import { RegistryError, toolNotFound } from './errors';
+import { CatalogStore } from '../catalog/catalog-store';
+import { RegistryError, toolNotFound } from '../errors';
 import { LIST_SHAPER } from './list-shaper';
 import type { ListShaper } from './list-shaper';
-import { Metrics } from './metrics';
-import type { Principal } from './principal';
+import { Metrics } from '../metrics';
+import type { Principal } from '../access/principal';
 import { accessSubject } from './served-tool';
 import type { ServedTool } from './served-tool';
-import { SharedCache } from './shared-cache';
-import { listKey, openListBody, seal } from './l2-values';
-import { ListCache } from './listing/list-cache';
+import { SharedCache } from '../catalog/shared-cache';
+import { listKey, openListBody, seal } from '../catalog/l2-values';
+import { ListCache } from './list-cache';
 import { ToolIndex } from './tool-index';
-import type { TenantCatalog } from './tenant-catalog';
-import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from './tokens';
-import type { RegistryOptions } from './tokens';
+import type { TenantCatalog } from '../catalog/tenant-catalog';
+import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from '../tokens';
+import type { RegistryOptions } from '../tokens';
 
 /** A principal's view of its tenant: the catalog and the tools it may use, in a stable order. */
 export interface VisibleSet {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DatabaseHandle, ReportRow } from '@app/db';
 import { sql } from 'kysely';
-import { DATABASE } from './tokens';
+import { DATABASE } from '../tokens';
 import type { FieldType, FilterType, ReportMetadata } from '@app/templates';
 
 export interface TenantRecord {

@@ -1,9 +1,9 @@
 import type { ReportTool, ToolDefinition } from '@app/templates';
-import type { AccessSubject } from './access-policy';
-import { GENERATED_CATEGORY, TOOL_AUTHOR_ROLE } from './generated-tools';
-import type { GeneratedTool } from './generated-tools';
-import type { Principal } from './principal';
-import type { ToolCallOutcome } from './report-executor';
+import type { AccessSubject } from '../access/access-policy';
+import { GENERATED_CATEGORY, TOOL_AUTHOR_ROLE } from '../catalog/generated-tools';
+import type { GeneratedTool } from '../catalog/generated-tools';
+import type { Principal } from '../access/principal';
+import type { ToolCallOutcome } from '../execution/report-executor';
 
 /** A tool that is not a report (meta_tool, later generated tools): same filter, own handler. */
 export interface BuiltinTool {

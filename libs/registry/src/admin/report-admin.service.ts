@@ -7,13 +7,13 @@ import {
 } from '@app/templates';
 import type { ReportDocument, ReportMetadata, TemplateProblem } from '@app/templates';
 import { Injectable } from '@nestjs/common';
-import { CatalogRepository } from './catalog.repository';
-import { CatalogStore } from './catalog/catalog-store';
-import { RegistryError } from './errors';
-import type { Principal } from './principal';
+import { CatalogRepository } from '../catalog/catalog.repository';
+import { CatalogStore } from '../catalog/catalog-store';
+import { RegistryError } from '../errors';
+import type { Principal } from '../access/principal';
 import { ReportRepository } from './report.repository';
-import type { ReportServingStatus, TenantCatalog } from './tenant-catalog';
-import { templateProblems } from './template-check';
+import type { ReportServingStatus, TenantCatalog } from '../catalog/tenant-catalog';
+import { templateProblems } from '../catalog/template-check';
 
 export interface ReportStatusView {
   served: boolean;
