@@ -1,28 +1,77 @@
-export * from './access/access-explainer.service';
-export * from './access/access-policy';
-export * from './listing/builtin-tools';
-export * from './execution/call-activity';
+/**
+ * The registry's public API: what the app and the other libraries may use. Anything not
+ * named here is internal to the registry (the catalog's units, L2 value formats, the
+ * index); `standaloneCatalog` for tests and tools is `@app/registry/testing`.
+ */
+
+// wiring
+export { RegistryModule } from './registry.module';
+export { DATABASE, DEFAULT_REGISTRY_OPTIONS, REDIS, REGISTRY_OPTIONS } from './tokens';
+export type { RegistryOptions } from './tokens';
+export { RegistryError, toolNotFound } from './errors';
+export type { RegistryErrorCode } from './errors';
+export { LATENCY_BUCKETS, Metrics } from './metrics';
+export { activeTraceId, tracer, withSpan } from './tracing';
+
+// catalog
 export { CatalogStore } from './catalog/catalog-store';
 export { CATALOG_CHANNEL, CatalogChangeFeed } from './catalog/change-feed';
 export type { CatalogChangeListener } from './catalog/change-feed';
-export * from './catalog/catalog.repository';
-export * from './listing/catalog.service';
-export * from './errors';
-export * from './catalog/generated-tools';
-export * from './catalog/l2-values';
-export * from './metrics';
-export * from './access/principal';
-export * from './registry.module';
-export * from './admin/report-admin.service';
-export * from './execution/report-executor';
-export * from './catalog/report-set';
-export * from './listing/served-tool';
-export * from './catalog/shared-cache';
-export * from './catalog/template-check';
-export * from './catalog/tenant-catalog';
-export * from './tokens';
-export * from './execution/tool-calls.service';
-export * from './listing/list-shaper';
+export { CatalogRepository } from './catalog/catalog.repository';
+export type {
+  AccessRecords,
+  GeneratedToolRecord,
+  StoredReport,
+  TenantRecord,
+} from './catalog/catalog.repository';
+export { admitReport, TenantCatalog } from './catalog/tenant-catalog';
+export type { AdmittedReport, ReportServingStatus } from './catalog/tenant-catalog';
+export { ReportSet } from './catalog/report-set';
+export type { AdmitReport, ServedReport } from './catalog/report-set';
+export {
+  GENERATED_CATEGORY,
+  GENERATED_TOOL_RUNNER,
+  GeneratedTool,
+  generatedToolProblem,
+  NEVER_SMOKE_TESTED,
+  TOOL_AUTHOR_ROLE,
+} from './catalog/generated-tools';
+export type { GeneratedToolRunner } from './catalog/generated-tools';
+export { templateProblems } from './catalog/template-check';
+export type { DatasourceScope } from './catalog/template-check';
+export { SharedCache } from './catalog/shared-cache';
+
+// access
+export { AccessPolicy, permissionSetKey } from './access/access-policy';
+export type { AccessDecision, AccessSubject } from './access/access-policy';
+export { AccessExplainer } from './access/access-explainer.service';
+export type { AccessCheck, AccessExplanation } from './access/access-explainer.service';
+export type { Principal } from './access/principal';
+
+// listing
+export { CatalogService } from './listing/catalog.service';
+export type { VisibleSet } from './listing/catalog.service';
 export { ListCache } from './listing/list-cache';
 export type { ListBuild, ListCacheOptions } from './listing/list-cache';
-export * from './tracing';
+export { LIST_SHAPER } from './listing/list-shaper';
+export type { ListShaper } from './listing/list-shaper';
+export { BuiltinTools } from './listing/builtin-tools';
+export { accessSubject } from './listing/served-tool';
+export type { BuiltinTool, ServedTool } from './listing/served-tool';
+
+// execution
+export { ReportExecutor, sessionLimits, sessionSetup } from './execution/report-executor';
+export type {
+  SessionLimits,
+  ToolCallOutcome,
+  ToolErrorCode,
+  ToolResultPage,
+} from './execution/report-executor';
+export { ToolCallService } from './execution/tool-calls.service';
+export { CallActivity } from './execution/call-activity';
+export type { CallBucket } from './execution/call-activity';
+
+// admin
+export { ReportAdminService } from './admin/report-admin.service';
+export type { AdminReportView, ReportStatusView } from './admin/report-admin.service';
+export { ReportRepository } from './admin/report.repository';
