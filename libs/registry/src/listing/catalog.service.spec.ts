@@ -1,0 +1,139 @@
+import { initSqlParser, reportToolName } from '@app/templates';
+import type { Principal } from '../access/principal';
+import type { CatalogStore } from '../catalog/catalog-store';
+import { accessRecords, storedReport, tenantCatalog } from '../catalog/fixtures.spec-helper';
+import { SharedCache } from '../catalog/shared-cache';
+import type { TenantCatalog } from '../catalog/tenant-catalog';
+import type { Metrics } from '../metrics';
+import { BuiltinTools } from './builtin-tools';
+import { CatalogService } from './catalog.service';
+
+const analyst: Principal = { tenantId: 'acme', userId: 'bob', roles: ['analyst'], claims: {} };
+const admin: Principal = { tenantId: 'acme', userId: 'root', roles: ['admin'], claims: {} };
+
+/** A store holding one catalog in memory, counting the reads that would go past memory. */
+class FakeStore {
+  reads = 0;
+  held = true;
+  constructor(readonly catalogOf: TenantCatalog) {}
+  catalog(): Promise<TenantCatalog> {
+    this.reads += 1;
+    return Promise.resolve(this.catalogOf);
+  }
+  current(): TenantCatalog | undefined {
+    return this.held ? this.catalogOf : undefined;
+  }
+  l2Scope(): Promise<string | undefined> {
+    return Promise.resolve(undefined);
+  }
+}
+
+function setup() {
+  const catalog = tenantCatalog(
+    [
+      storedReport('revenue', 'sales'),
+      storedReport('margin', 'sales'),
+      storedReport('payroll', 'finance'),
+    ],
+    accessRecords({
+      roles: [
+        { name: 'admin', isAdmin: true },
+        { name: 'analyst', isAdmin: false },
+      ],
+      roleGrants: [{ role: 'analyst', category: 'sales', reportId: null }],
+      contexts: [{ name: 'margins', description: '', category: null, reportId: 'margin' }],
+    }),
+  );
+  const store = new FakeStore(catalog);
+  const levels: string[] = [];
+  const metrics = {
+    describe: () => undefined,
+    counter: () => () => levels.push('l1'),
+    inc: (_name: string, labels: Record<string, string>) => levels.push(labels.level),
+  } as unknown as Metrics;
+  const service = new CatalogService(
+    store as unknown as CatalogStore,
+    new BuiltinTools(),
+    new SharedCache(metrics, null),
+    metrics,
+  );
+  return { service, store, levels };
+}
+
+const toolNames = (body: Buffer) =>
+  (JSON.parse(body.toString()) as { tools: Array<{ function: { name: string } }> }).tools.map(
+    (t) => t.function.name,
+  );
+
+describe('CatalogService', () => {
+  beforeAll(() => initSqlParser());
+
+  it('shows a caller the tools its grants reach, in name order', async () => {
+    const { service } = setup();
+    const visible = await service.visibleSet(analyst);
+    expect(visible.tools.map((t) => t.definition.name)).toEqual([
+      reportToolName('margin'),
+      reportToolName('revenue'),
+    ]);
+    const all = await service.visibleSet(admin);
+    expect(all.tools).toHaveLength(3);
+    expect(all.key).not.toBe(visible.key);
+  });
+
+  it('narrows the list to a business context, and refuses an unknown one naming the valid ones', async () => {
+    const { service } = setup();
+    const visible = await service.visibleSet(analyst, 'margins');
+    expect(visible.tools.map((t) => t.definition.name)).toEqual([reportToolName('margin')]);
+    await expect(service.visibleSet(analyst, 'nope')).rejects.toMatchObject({
+      code: 'UNKNOWN_CONTEXT',
+      details: { valid_contexts: ['margins'] },
+    });
+  });
+
+  it('builds a list body once for concurrent misses, then answers it from memory', async () => {
+    const { service, levels } = setup();
+    expect(service.cachedListBody(analyst, 'openai')).toBeUndefined();
+    const [a, b, c] = await Promise.all([
+      service.listBody(analyst, 'openai'),
+      service.listBody(analyst, 'openai'),
+      service.listBody(analyst, 'openai'),
+    ]);
+    expect(levels.filter((l) => l === 'build')).toEqual(['build']);
+    expect(b.body).toBe(a.body);
+    expect(c.body).toBe(a.body);
+    expect(toolNames(a.body)).toEqual([reportToolName('margin'), reportToolName('revenue')]);
+    expect(service.cachedListBody(analyst, 'openai')?.body).toBe(a.body);
+  });
+
+  it('answers nothing from memory while the store cannot vouch for the catalog', async () => {
+    const { service, store } = setup();
+    await service.listBody(analyst, 'openai');
+    store.held = false;
+    expect(service.cachedListBody(analyst, 'openai')).toBeUndefined();
+    expect(service.cachedResolve(analyst, reportToolName('revenue'))).toBeUndefined();
+    expect(service.cachedToolsetKey(analyst)).toBeUndefined();
+  });
+
+  it('builds again after clearLists', async () => {
+    const { service, levels } = setup();
+    await service.listBody(analyst, 'openai');
+    service.clearLists();
+    expect(service.cachedListBody(analyst, 'openai')).toBeUndefined();
+    await service.listBody(analyst, 'openai');
+    expect(levels.filter((l) => l === 'build')).toHaveLength(2);
+  });
+
+  it('resolves a tool the caller may use; a forbidden one is as missing as an unknown one', async () => {
+    const { service } = setup();
+    await expect(service.resolve(analyst, reportToolName('revenue'))).resolves.toMatchObject({
+      tool: { kind: 'report' },
+    });
+    const forbidden = service.resolve(analyst, reportToolName('payroll'));
+    await expect(forbidden).rejects.toMatchObject({ code: 'TOOL_NOT_FOUND' });
+    await expect(service.resolve(analyst, 'nothing')).rejects.toMatchObject({
+      code: 'TOOL_NOT_FOUND',
+    });
+    expect(service.cachedResolve(analyst, reportToolName('payroll'))).toBeUndefined();
+    expect(service.cachedResolve(admin, reportToolName('payroll'))?.tool.kind).toBe('report');
+  });
+});
