@@ -60,13 +60,10 @@ export { accessSubject } from './listing/served-tool';
 export type { BuiltinTool, ServedTool } from './listing/served-tool';
 
 // execution
-export { ReportExecutor, sessionLimits, sessionSetup } from './execution/report-executor';
-export type {
-  SessionLimits,
-  ToolCallOutcome,
-  ToolErrorCode,
-  ToolResultPage,
-} from './execution/report-executor';
+export { ReportExecutor } from './execution/report-executor';
+export { sessionLimits, sessionSetup } from './execution/session-setup';
+export type { SessionLimits } from './execution/session-setup';
+export type { ToolCallOutcome, ToolErrorCode, ToolResultPage } from './execution/report-executor';
 export { ToolCallService } from './execution/tool-calls.service';
 export { CallActivity } from './execution/call-activity';
 export type { CallBucket } from './execution/call-activity';

@@ -1,4 +1,4 @@
-import { sessionSetup } from './report-executor';
+import { sessionSetup } from './session-setup';
 
 const limits = { statementTimeoutMs: 5000, workMemKb: 8192, tempFileLimitKb: 262144 };
 

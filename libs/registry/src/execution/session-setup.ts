@@ -1,0 +1,61 @@
+import { readerRole } from '@app/db';
+import type { RegistryOptions } from '../tokens';
+
+const IDENTIFIER = /^[a-z][a-z0-9_]*$/;
+
+const DEFAULT_WORK_MEM_KB = 8 * 1024;
+const DEFAULT_TEMP_FILE_LIMIT_KB = 256 * 1024;
+
+export interface SessionLimits {
+  statementTimeoutMs: number;
+  /** memory per sort/hash before spilling to disk */
+  workMemKb: number;
+  /** disk a query may spill to; 0 leaves the server's setting (it needs superuser to set) */
+  tempFileLimitKb: number;
+}
+
+/** The limits every read-only report session gets, from the registry options. */
+export function sessionLimits(options: RegistryOptions): SessionLimits {
+  return {
+    statementTimeoutMs: options.statementTimeoutMs,
+    workMemKb: options.workMemKb ?? DEFAULT_WORK_MEM_KB,
+    tempFileLimitKb: options.tempFileLimitKb ?? DEFAULT_TEMP_FILE_LIMIT_KB,
+  };
+}
+
+/**
+ * BEGIN READ ONLY, the pinned search_path (pg_temp last), the statement timeout, the memory and
+ * temp-file limits, then the tenant's SELECT-only role (last: the limits need the gateway's own
+ * privileges). Role-level settings (ALTER ROLE ... SET) would not apply: Postgres reads them at
+ * login only, never on SET ROLE. Built from identifiers and integers checked here again (fail
+ * closed), one statement each, so they can go ahead of the query in the same write.
+ */
+export function sessionSetup(
+  tenantId: string,
+  dataSchema: string,
+  limits: SessionLimits,
+  traceId?: string,
+): string[] {
+  const numbers = [limits.statementTimeoutMs, limits.workMemKb, limits.tempFileLimitKb];
+  if (
+    !IDENTIFIER.test(tenantId) ||
+    !IDENTIFIER.test(dataSchema) ||
+    !numbers.every((n) => Number.isSafeInteger(n) && n >= 0) ||
+    (traceId !== undefined && !/^[0-9a-f]{32}$/.test(traceId))
+  ) {
+    throw new Error(
+      `refusing to build a session for tenant ${JSON.stringify(tenantId)} / schema ${JSON.stringify(dataSchema)}`,
+    );
+  }
+  return [
+    'BEGIN TRANSACTION READ ONLY',
+    `SET LOCAL search_path TO "${dataSchema}", pg_catalog, pg_temp`,
+    `SET LOCAL statement_timeout = ${limits.statementTimeoutMs}`,
+    `SET LOCAL work_mem = '${limits.workMemKb}kB'`,
+    ...(limits.tempFileLimitKb > 0
+      ? [`SET LOCAL temp_file_limit = '${limits.tempFileLimitKb}kB'`]
+      : []),
+    `SET LOCAL ROLE "${readerRole(tenantId)}"`,
+    ...(traceId ? [`SET LOCAL application_name = 'gateway trace=${traceId}'`] : []),
+  ];
+}
