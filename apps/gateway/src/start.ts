@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createGateway } from './bootstrap';
-import { ConfigError, loadSettings } from './config/gateway.config';
+import { loadSettings } from './config/gateway.config';
 import { prepareDataDir } from './database/open-database';
 
 /**
@@ -20,15 +20,4 @@ export async function start(): Promise<NestFastifyApplication> {
   return app;
 }
 
-/** One line naming the cause of a failed start-up; never a stack trace. */
-export function startupFailure(err: unknown): string {
-  let text: string;
-  if (err instanceof ConfigError) text = err.message;
-  else if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    const prefix = typeof code === 'string' && !err.message.includes(code) ? `${code}: ` : '';
-    text = `${prefix}${err.message || err.name}`;
-  } else text = String(err);
-  // the first line names the cause; what follows (a stack, a hint list) stays out
-  return text.trim().split('\n')[0].trim();
-}
+export { startupFailure } from './errors/startup';
