@@ -14,7 +14,7 @@ import { start } from './start';
 async function main(): Promise<void> {
   const settings = loadSettings();
   const tracing = startTracing(settings);
-  const app = await start();
+  const app = await start(settings);
   const metricsServer =
     settings.metrics.port === undefined
       ? undefined
