@@ -2,6 +2,7 @@ import { MetaToolModule } from '@app/meta-tool';
 import { RegistryModule } from '@app/registry';
 import { SelectionModule } from '@app/selection';
 import { Module } from '@nestjs/common';
+import type { DynamicModule } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
 import { AdminReportsController } from './admin/admin-reports.controller';
@@ -10,8 +11,8 @@ import { MetaToolController } from './admin/meta-tool.controller';
 import { AuthModule } from './auth/auth.module';
 import { ClientRegistrationController, WellKnownController } from './auth/well-known.controller';
 import { ConsoleModule } from './console/console.module';
-import { gatewayConfig, validateEnvironment } from './config/gateway.config';
-import type { GatewayConfig } from './config/gateway.config';
+import { gatewayConfig, gatewayConfigOf } from './config/gateway.config';
+import type { GatewayConfig, GatewaySettings } from './config/gateway.config';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
 import { McpModule } from './mcp/mcp.module';
@@ -25,12 +26,6 @@ import { ToolsController } from './tools/tools.controller';
 
 @Module({
   imports: [
-    ConfigModule.forRoot({
-      isGlobal: true,
-      ignoreEnvFile: true,
-      load: [gatewayConfig],
-      validate: validateEnvironment,
-    }),
     DatabaseModule,
     AuthModule,
     RegistryModule,
@@ -63,4 +58,19 @@ import { ToolsController } from './tools/tools.controller';
     ToolCallHotPath,
   ],
 })
-export class AppModule {}
+export class AppModule {
+  /** The app over settings parsed once (by the caller, at start-up), plus the request pipeline. */
+  static forRoot(settings: GatewaySettings, pipeline: DynamicModule): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot({
+          isGlobal: true,
+          ignoreEnvFile: true,
+          load: [gatewayConfigOf(settings)],
+        }),
+        pipeline,
+      ],
+    };
+  }
+}

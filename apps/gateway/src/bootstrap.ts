@@ -7,7 +7,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { collectDefaultMetrics } from 'prom-client';
 import { AppModule } from './app.module';
 import { gatewayConfig, loadSettings } from './config/gateway.config';
-import type { GatewayConfig } from './config/gateway.config';
+import type { GatewayConfig, GatewaySettings } from './config/gateway.config';
 import { registerConsole } from './console/console-static';
 import { HotPaths } from './http/hot-paths';
 import { McpListHotPath } from './mcp/mcp-list.hot-path';
@@ -24,11 +24,13 @@ export interface GatewayOptions {
   logger?: boolean;
   /** where the pino lines go instead of stdout (tests capture them) */
   logDestination?: DestinationStream;
+  /** the settings parsed at start-up; default: parsed from the environment now */
+  settings?: GatewaySettings;
 }
 
 /** Builds the app (also used by e2e tests and benches); does not listen. */
 export async function createGateway(options: GatewayOptions = {}): Promise<NestFastifyApplication> {
-  const settings = loadSettings();
+  const settings = options.settings ?? loadSettings();
   installContextManager();
   const silent = options.logger === false && !options.logDestination;
   const logger: Logger = createLogger(
@@ -37,7 +39,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<NestF
   );
   const hotPaths = new HotPaths();
   const app = await NestFactory.create<NestFastifyApplication>(
-    { module: AppModule, imports: [PipelineModule.forRoot(logger)] },
+    AppModule.forRoot(settings, PipelineModule.forRoot(logger)),
     new FastifyAdapter({
       bodyLimit: settings.limits.bodyBytes,
       serverFactory: hotPaths.serverFactory,

@@ -8,12 +8,13 @@ import { startMetricsServer } from './health/metrics-server';
 import { PINO_LOGGER, RequestPipeline } from './pipeline/request-pipeline';
 import { startTracing } from './pipeline/tracing';
 import type { Logger as Pino } from 'pino';
-import { start, startupFailure } from './start';
+import { startupFailure } from './errors';
+import { start } from './start';
 
 async function main(): Promise<void> {
   const settings = loadSettings();
   const tracing = startTracing(settings);
-  const app = await start();
+  const app = await start(settings);
   const metricsServer =
     settings.metrics.port === undefined
       ? undefined

@@ -364,11 +364,11 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
   };
 }
 
+/** The settings' injection token (`@Inject(gatewayConfig.KEY)`); parses when loaded as is. */
 export const gatewayConfig = registerAs('gateway', () => loadSettings());
 export type GatewayConfig = ConfigType<typeof gatewayConfig>;
 
-/** For ConfigModule.forRoot({ validate }): fail fast at start-up. */
-export function validateEnvironment(env: Env): Env {
-  loadSettings(env);
-  return env;
+/** The same token over settings parsed once, at start-up (`ConfigModule.forRoot({ load })`). */
+export function gatewayConfigOf(settings: GatewaySettings): typeof gatewayConfig {
+  return registerAs('gateway', () => settings);
 }

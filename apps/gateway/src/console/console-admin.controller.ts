@@ -1,17 +1,8 @@
 import type { Principal } from '@app/registry';
-import {
-  BadRequestException,
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
+import { GatewayError } from '../errors';
 import { ConsoleAdminService } from './console-admin.service';
 
 function parseClaims(raw: string | undefined): Record<string, string> {
@@ -19,7 +10,8 @@ function parseClaims(raw: string | undefined): Record<string, string> {
   for (const pair of (raw ?? '').split(',').filter(Boolean)) {
     const eq = pair.indexOf('=');
     if (eq <= 0)
-      throw new BadRequestException(
+      throw new GatewayError(
+        'HTTP_400',
         `claims takes name=value pairs separated by commas; got "${pair}"`,
       );
     claims[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
@@ -78,7 +70,8 @@ export class ConsoleAdminController {
     @Query('claims') claims?: string,
     @Query('context') context?: string,
   ) {
-    if (!user) throw new BadRequestException('user is required, e.g. ?user=alice&roles=analyst');
+    if (!user)
+      throw new GatewayError('HTTP_400', 'user is required, e.g. ?user=alice&roles=analyst');
     return this.console.accessTools(
       admin,
       {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { errorBody, httpStatus } from '../errors/http-errors';
 
 /**
  * The console's pages may load code, styles, images and data only from this origin: no
@@ -51,30 +52,28 @@ export async function registerConsole(
   if (!built) {
     fastify.get('/console/*', (_request, reply) => {
       void secure(reply)
-        .status(503)
+        .status(httpStatus('CONSOLE_NOT_BUILT'))
         .header('content-type', 'application/json; charset=utf-8')
-        .send({
-          error: {
-            code: 'CONSOLE_NOT_BUILT',
-            message: `the admin console is not built (no ${path.join(root, 'index.html')}); run npm run build`,
-          },
-        });
+        .send(
+          errorBody(
+            'CONSOLE_NOT_BUILT',
+            `the admin console is not built (no ${path.join(root, 'index.html')}); run npm run build`,
+          ),
+        );
     });
     return { built, root };
   }
   await app.register(async (scope: FastifyInstance) => {
     // send's refusals (a path that climbs out, a dotfile) are answered here, coded, not as 500s
     scope.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
-      const status = error.statusCode && error.statusCode < 500 ? 404 : 500;
+      const body =
+        error.statusCode && error.statusCode < 500
+          ? errorBody('NOT_FOUND', 'no such console file')
+          : errorBody('INTERNAL', 'the console file could not be sent');
       void secure(reply)
-        .status(status)
+        .status(httpStatus(body.error.code as 'NOT_FOUND' | 'INTERNAL'))
         .header('content-type', 'application/json; charset=utf-8')
-        .send({
-          error:
-            status === 404
-              ? { code: 'NOT_FOUND', message: 'no such console file' }
-              : { code: 'INTERNAL', message: 'the console file could not be sent' },
-        });
+        .send(body);
     });
     await scope.register(fastifyStatic, {
       root,

@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Redis from 'ioredis';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
+import { errorBody, httpStatus } from '../errors';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 
 @ApiTags('health')
@@ -58,18 +59,16 @@ export class HealthController {
   @Get('metrics')
   async metricsText(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (this.config.metrics.port !== undefined) {
-      await reply.status(404).send({
-        error: { code: 'HTTP_404', message: 'metrics are served on METRICS_PORT' },
-      });
+      await reply
+        .status(httpStatus('HTTP_404'))
+        .send(errorBody('HTTP_404', 'metrics are served on METRICS_PORT'));
       return;
     }
     if (!metricsAllowed(this.config.metrics.token, request.headers.authorization)) {
       await reply
-        .status(401)
+        .status(httpStatus('UNAUTHENTICATED'))
         .header('www-authenticate', 'Bearer')
-        .send({
-          error: { code: 'UNAUTHENTICATED', message: 'send Authorization: Bearer <METRICS_TOKEN>' },
-        });
+        .send(errorBody('UNAUTHENTICATED', 'send Authorization: Bearer <METRICS_TOKEN>'));
       return;
     }
     await reply.header('content-type', this.metrics.contentType).send(await this.metrics.render());

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Metrics } from '@app/registry';
 import type { FastifyInstance } from 'fastify';
+import { errorBody, httpStatus, INTERNAL_MESSAGE } from '../errors/http-errors';
 import type { RequestPipeline } from '../pipeline/request-pipeline';
 // Fastify's own query parser (via find-my-way): the front lane reads a query as the route would
 import { parse as parseQuery } from 'fast-querystring';
@@ -157,10 +158,9 @@ function write(response: ServerResponse, answer: HotAnswer): void {
 }
 
 function writeInternalError(response: ServerResponse): void {
-  const body =
-    '{"error":{"code":"INTERNAL","message":"internal error; the request was not completed"}}';
+  const body = JSON.stringify(errorBody('INTERNAL', INTERNAL_MESSAGE));
   if (response.headersSent) return void response.destroy();
-  response.writeHead(500, {
+  response.writeHead(httpStatus('INTERNAL'), {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
   });

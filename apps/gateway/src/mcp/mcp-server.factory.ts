@@ -1,20 +1,16 @@
 import { createHash } from 'node:crypto';
-import { CatalogService, ListCache, RegistryError } from '@app/registry';
+import { CatalogService, ListCache } from '@app/registry';
 import { SelectionService } from '@app/selection';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { formatTool, resultText } from '@app/templates';
 import { Inject, Injectable } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { LimitError } from '../pipeline/limits';
+import { mcpCallFailure, RPC, rpcError } from '../errors';
 import { currentRequest } from '../pipeline/request-context';
 import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';
 
@@ -45,16 +41,8 @@ export function requestAuth(principal: Principal): AuthInfo {
 /** The principal verified for this very request; refused when there is none. */
 function requestPrincipal(extra: { authInfo?: AuthInfo }): Principal {
   const principal = extra.authInfo?.extra?.principal as Principal | undefined;
-  if (!principal) throw rpcError(ErrorCode.InvalidRequest, 'the request is not authenticated');
+  if (!principal) throw rpcError(RPC.invalidRequest, 'the request is not authenticated');
   return principal;
-}
-
-/**
- * A JSON-RPC error the SDK sends as is. (The SDK's McpError puts "MCP error <code>: " into its
- * message, and clients add that prefix again when they read it.)
- */
-function rpcError(code: number, message: string): Error {
-  return Object.assign(new Error(message), { code });
 }
 
 /** A toolset in MCP shape, built once per toolset key. */
@@ -128,15 +116,12 @@ export class McpServerFactory {
           void server.sendToolListChanged().catch(() => undefined);
         return withTraceId(toCallResult(outcome, this.config.mcp.textMaxBytes));
       } catch (err) {
-        if (err instanceof LimitError)
-          return withTraceId({
-            isError: true,
-            content: [{ type: 'text', text: `${err.message}. Nothing was run.` }],
-          });
-        if (err instanceof RegistryError && err.code === 'TOOL_NOT_FOUND')
-          throw rpcError(ErrorCode.InvalidParams, err.message);
-        if (err instanceof RegistryError) throw rpcError(ErrorCode.InternalError, err.message);
-        throw rpcError(ErrorCode.InternalError, 'internal error; the call was not completed');
+        const failure = mcpCallFailure(err);
+        if ('error' in failure) throw failure.error;
+        return withTraceId({
+          isError: true,
+          content: [{ type: 'text', text: failure.result.text }],
+        });
       }
     });
     return server;

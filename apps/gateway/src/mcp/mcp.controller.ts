@@ -6,25 +6,13 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { gatewayConfig } from '../config/gateway.config';
+import { refuseMcp } from '../errors';
 import type { GatewayConfig } from '../config/gateway.config';
 import { invalidToolCallParams, isJsonRpcMessage } from './mcp-request-rules';
 import { McpSessions, ownerOf, SessionOwnerError } from './mcp-sessions.service';
 import { requestAuth } from './mcp-server.factory';
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-
-async function rpcError(
-  reply: FastifyReply,
-  status: number,
-  code: number,
-  message: string,
-  id: unknown = null,
-): Promise<void> {
-  await reply
-    .status(status)
-    .header('content-type', 'application/json')
-    .send({ jsonrpc: '2.0', error: { code, message }, id });
-}
 
 /**
  * MCP over Streamable HTTP at /mcp: POST (requests), GET (the notification stream),
@@ -50,10 +38,9 @@ export class McpController {
   ): Promise<void> {
     const origin = request.headers.origin;
     if (origin !== undefined && !this.config.mcp.allowedOrigins.includes(origin)) {
-      return rpcError(
+      return refuseMcp(
         reply,
-        403,
-        -32600,
+        'ORIGIN_NOT_ALLOWED',
         `origin ${origin} is not allowed; add it to MCP_ALLOWED_ORIGINS`,
       );
     }
@@ -63,19 +50,20 @@ export class McpController {
       try {
         session = await this.sessions.find(sessionId, principal);
       } catch (err) {
-        if (err instanceof SessionOwnerError) return rpcError(reply, 403, -32600, err.message);
+        if (err instanceof SessionOwnerError)
+          return refuseMcp(reply, 'SESSION_FORBIDDEN', err.message);
         throw err;
       }
-      if (!session) return rpcError(reply, 404, -32001, 'session not found; initialize a new one');
+      if (!session)
+        return refuseMcp(reply, 'SESSION_NOT_FOUND', 'session not found; initialize a new one');
       if (session.owner !== ownerOf(principal))
-        return rpcError(reply, 403, -32600, 'this session belongs to another user');
+        return refuseMcp(reply, 'SESSION_FORBIDDEN', 'this session belongs to another user');
       // the SDK would answer a malformed tools/call with -32603 and a schema dump
       const badParams = request.method === 'POST' ? invalidToolCallParams(request.body) : undefined;
       if (badParams !== undefined)
-        return rpcError(
+        return refuseMcp(
           reply,
-          200,
-          -32602,
+          'INVALID_PARAMS',
           badParams,
           (request.body as { id?: unknown }).id ?? null,
         );
@@ -90,18 +78,16 @@ export class McpController {
       return;
     }
     if (request.method === 'POST' && !isJsonRpcMessage(request.body)) {
-      return rpcError(
+      return refuseMcp(
         reply,
-        400,
-        -32600,
+        'INVALID_MESSAGE',
         'Invalid Request: the body is not a JSON-RPC 2.0 message',
       );
     }
     if (request.method !== 'POST' || !isInitializeRequest(request.body)) {
-      return rpcError(
+      return refuseMcp(
         reply,
-        400,
-        -32000,
+        'NO_SESSION',
         'no valid session: send an initialize request first, then the Mcp-Session-Id it returns',
       );
     }

@@ -7,6 +7,7 @@ import { context, SpanStatusCode } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { TokenVerifier } from '../auth/token-verifier';
+import { errorBody, httpStatus } from '../errors/http-errors';
 import { LimitError, Limits } from './limits';
 import { currentRequest, runInRequest } from './request-context';
 import type { RequestContext } from './request-context';
@@ -329,15 +330,12 @@ function refuseWhileDraining(request: IncomingMessage, response: ServerResponse)
   const body = JSON.stringify(
     readiness
       ? { status: 'not ready', reason: 'shutting down' }
-      : {
-          error: {
-            code: 'SHUTTING_DOWN',
-            message:
-              'this instance is shutting down; retry the request (another instance will answer)',
-          },
-        },
+      : errorBody(
+          'SHUTTING_DOWN',
+          'this instance is shutting down; retry the request (another instance will answer)',
+        ),
   );
-  response.writeHead(503, {
+  response.writeHead(httpStatus('SHUTTING_DOWN'), {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
     connection: 'close',

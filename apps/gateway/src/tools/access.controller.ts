@@ -1,15 +1,17 @@
 import { AccessExplainer } from '@app/registry';
 import type { AccessExplanation, Principal } from '@app/registry';
-import { BadRequestException, Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
+import { GatewayError } from '../errors';
 
 function parseClaims(raw: string | undefined): Record<string, string> {
   const claims: Record<string, string> = {};
   for (const pair of (raw ?? '').split(',').filter(Boolean)) {
     const eq = pair.indexOf('=');
     if (eq <= 0)
-      throw new BadRequestException(
+      throw new GatewayError(
+        'HTTP_400',
         `claims takes name=value pairs separated by commas; got "${pair}"`,
       );
     claims[pair.slice(0, eq)] = pair.slice(eq + 1);
@@ -51,7 +53,10 @@ export class AccessController {
     @Query('claims') claims?: string,
   ): Promise<AccessExplanation> {
     if (!tool)
-      throw new BadRequestException('tool is required, e.g. ?tool=query_report_sales_by_region');
+      throw new GatewayError(
+        'HTTP_400',
+        'tool is required, e.g. ?tool=query_report_sales_by_region',
+      );
     const subject: Principal = user
       ? {
           tenantId: viewer.tenantId,

@@ -1,6 +1,7 @@
 import { CallActivity, CatalogService, ReportExecutor } from '@app/registry';
 import type { ToolCallOutcome } from '@app/registry';
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { toolError } from '../errors';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
 import { currentRequest } from '../pipeline/request-context';
 import { parseCallRequest } from './call-body';
@@ -45,11 +46,7 @@ export class ToolCallHotPath implements HotPath {
       .callTool(principal, name, args.ok ? args.value : undefined, 'rest', async () =>
         args.ok
           ? this.executor.call(resolved.catalog, report, args.value, principal)
-          : {
-              tool: name,
-              is_error: true,
-              error: { code: 'INVALID_ARGUMENTS', message: args.message },
-            },
+          : toolError(name, 'INVALID_ARGUMENTS', args.message),
       )
       .then((outcome) => {
         this.activity?.record(principal.tenantId, outcome.is_error);

@@ -1,25 +1,17 @@
-import { RegistryError, ToolCallService } from '@app/registry';
+import { ToolCallService } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { resultText } from '@app/templates';
-import {
-  BadRequestException,
-  Body,
-  Controller,
-  HttpCode,
-  Inject,
-  Post,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
+import { batchOutcomeOf, GatewayError } from '../errors';
+import type { ToolErrorOutcome } from '../errors';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
 import { parseCallBatch, resultMessages } from './provider-tool-calls';
 import type { CallText, ProviderCall } from './provider-tool-calls';
 
-export type BatchOutcome =
-  | ToolCallOutcome
-  | { tool: string; is_error: true; error: { code: 'TOOL_NOT_FOUND'; message: string } };
+export type BatchOutcome = ToolCallOutcome | ToolErrorOutcome;
 
 /**
  * Runs the tool calls a provider returned, as it returned them, and answers with the
@@ -43,7 +35,7 @@ export class ToolCallsController {
   })
   async run(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<object> {
     const batch = parseCallBatch(body);
-    if (!batch.ok) throw new BadRequestException(batch.message);
+    if (!batch.ok) throw new GatewayError('HTTP_400', batch.message);
     const outcomes = await Promise.all(batch.value.calls.map((c) => this.one(principal, c)));
     const texts: CallText[] = outcomes.map((outcome, i) => ({
       id: batch.value.calls[i].id,
@@ -64,18 +56,8 @@ export class ToolCallsController {
         return await this.calls.refuse(principal, call.name, call.arguments.message);
       return await this.calls.call(principal, call.name, call.arguments.value);
     } catch (err) {
-      if (err instanceof RegistryError && err.code === 'TOOL_NOT_FOUND')
-        return {
-          tool: call.name,
-          is_error: true,
-          error: { code: 'TOOL_NOT_FOUND', message: err.message },
-        };
-      if (err instanceof RegistryError && err.code === 'DATABASE_UNAVAILABLE')
-        return {
-          tool: call.name,
-          is_error: true,
-          error: { code: 'DATA_UNAVAILABLE', message: err.message },
-        };
+      const outcome = batchOutcomeOf(call.name, err);
+      if (outcome) return outcome;
       throw err;
     }
   }

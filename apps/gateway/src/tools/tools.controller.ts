@@ -4,7 +4,6 @@ import type { Principal, ToolCallOutcome } from '@app/registry';
 import { compactPage, REQUESTED_FORMATS, requestedFormat } from '@app/templates';
 import type { ToolFormat } from '@app/templates';
 import {
-  BadRequestException,
   Body,
   Controller,
   Get,
@@ -19,6 +18,7 @@ import {
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
+import { GatewayError } from '../errors';
 import { requestedContext } from '../http/hot-paths';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 import { parseCallRequest } from './call-body';
@@ -30,7 +30,7 @@ export type { RestToolResult } from './tool-call.hot-path';
 
 function parseFormat(format: unknown, strict: unknown): ToolFormat {
   const parsed = requestedFormat(format, strict);
-  if (!parsed.ok) throw new BadRequestException(parsed.message);
+  if (!parsed.ok) throw new GatewayError('HTTP_400', parsed.message);
   return parsed.format;
 }
 
@@ -88,7 +88,7 @@ export class ToolsController {
     @Query('encoding') encoding?: string,
   ): Promise<RestToolResult<object>> {
     const request = parseCallRequest(body, encoding);
-    if (!request.ok) throw new BadRequestException(request.message);
+    if (!request.ok) throw new GatewayError('HTTP_400', request.message);
     const args = request.value.arguments;
     // through the pipeline (limits, span, counters): the disclosure built-ins when the
     // caller's list has them, else the one call path; malformed arguments are refused there
