@@ -35,6 +35,10 @@ export class TcpProxy {
     return this.port;
   }
 
+  get listening(): boolean {
+    return this.server !== undefined;
+  }
+
   /** Drops every open connection; new ones are still accepted (a network blip). */
   cut(): void {
     for (const timer of this.timers) clearTimeout(timer);

@@ -60,6 +60,20 @@ function registryStatus(code: RegistryErrorCode): number {
   }
 }
 
+/**
+ * A connection to Postgres lost or refused (a write whose catalog was served from memory meets
+ * it): the server's connection-class codes, or node-postgres's and the socket's own messages.
+ */
+function databaseUnreachable(exception: unknown): boolean {
+  const err = exception as { code?: unknown; message?: unknown } | null;
+  if (!(exception instanceof Error) || !err) return false;
+  if (typeof err.code === 'string' && /^(08|57P0[1-3]|ECONNREFUSED|ECONNRESET)/.test(err.code))
+    return true;
+  return /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)/.test(
+    exception.message,
+  );
+}
+
 function isMcpPath(url: string | undefined): boolean {
   return url !== undefined && /^\/mcp(?:[/?]|$)/.test(url);
 }
@@ -197,6 +211,19 @@ export class DomainExceptionFilter implements ExceptionFilter {
           error: {
             code: `HTTP_${status}`,
             message: Array.isArray(message) ? message.join('; ') : String(message),
+          },
+        },
+      ];
+    }
+    if (databaseUnreachable(exception)) {
+      this.logger.warn(`database unreachable: ${(exception as Error).message}`);
+      return [
+        503,
+        {
+          error: {
+            code: 'DATABASE_UNAVAILABLE',
+            message:
+              'the database is unavailable right now and the request may not have completed; try again shortly (read back what it was to change first)',
           },
         },
       ];
