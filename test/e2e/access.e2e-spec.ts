@@ -250,6 +250,13 @@ describe('who sees what (e2e, real Postgres)', () => {
     it('call: the same tool name runs on the caller tenant only', async () => {
       const acme = await call(alice, 'query_report_customers_by_segment', { segment: 'smb' });
       const globex = await call(gina, 'query_report_customers_by_segment', { segment: 'smb' });
+      // both calls ran (an error on either side would also make the rows differ)
+      expect(acme.status).toBe(200);
+      expect(globex.status).toBe(200);
+      expect(acme.body.is_error).toBe(false);
+      expect(globex.body.is_error).toBe(false);
+      expect(acme.body.result?.rows.length).toBeGreaterThan(0);
+      expect(globex.body.result?.rows.length).toBeGreaterThan(0);
       expect(acme.body.result?.rows).not.toEqual(globex.body.result?.rows);
     });
 

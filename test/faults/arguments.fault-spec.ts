@@ -1,3 +1,4 @@
+import { Metrics } from '@app/registry';
 import { callTool, contained, listedTools } from '../support/containment';
 import { mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
@@ -49,6 +50,39 @@ describe('faults: arguments nested 200,000 levels deep', () => {
     const next = await callTool(gw, fiona, 'query_report_revenue_by_month', { year: 2025 });
     expect(next.body).toMatchObject({ is_error: false });
     expect(await listedTools(gw, groot)).not.toHaveLength(0);
+  });
+
+  it('to a report tool on the call fast lane (a warm token and tool): the same INVALID_ARGUMENTS as the controller', async () => {
+    const fast = () =>
+      gw.app
+        .get(Metrics)
+        .value('gateway_hot_path_responses_total', { route: 'POST /v1/tools/:name/call' });
+    // a token new to this instance; its first call warms the lane, the second is served by it
+    const token = await mintToken({ ...fiona, user: 'fiona-fast-lane' });
+    const call = async (body: string) => {
+      const res = await fetch(`${gw.baseUrl}/v1/tools/query_report_revenue_by_month/call`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body,
+      });
+      const { status, text } = await contained(res);
+      expect(status).toBe(200);
+      return JSON.parse(text) as Record<string, unknown>;
+    };
+    const ok = '{"arguments":{"year":2025}}';
+    expect(await call(ok)).toMatchObject({ is_error: false });
+    const before = fast();
+    expect(await call(ok)).toMatchObject({ is_error: false });
+    expect(fast()).toBe(before + 1); // the lane is warm for this caller and tool
+    for (const levels of [33, 3_000, 200_000]) {
+      const deep = await call(`{"arguments":{"year":${deepJson(levels)}}}`);
+      expect(deep).toMatchObject({
+        is_error: true,
+        error: { code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/nested more than 32/) },
+      });
+    }
+    expect(fast()).toBe(before + 4); // each refusal came from the lane itself
+    expect(await call(ok)).toMatchObject({ is_error: false });
   });
 
   it('to a report tool over MCP: a tool error the model can read, and the session lives on', async () => {

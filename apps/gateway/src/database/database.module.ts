@@ -37,11 +37,14 @@ import { openDatabase } from './open-database';
           return null;
         }
         // No offline queue: while Redis is down a call fails at once and the cache steps aside.
+        // A command timeout: a Redis that is up but does not answer (overloaded, a half-open
+        // connection) is a miss after a second too, not a request that waits for it.
         return new Redis(config.redisUrl, {
           keyPrefix: `${config.redisKeyPrefix}:`,
           enableOfflineQueue: false,
           maxRetriesPerRequest: 1,
           connectTimeout: 1000,
+          commandTimeout: 1000,
           retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
         });
       },

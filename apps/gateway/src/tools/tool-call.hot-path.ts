@@ -1,4 +1,4 @@
-import { CallActivity, CatalogService, ReportExecutor } from '@app/registry';
+import { argumentsOutOfBounds, CallActivity, CatalogService, ReportExecutor } from '@app/registry';
 import type { ToolCallOutcome } from '@app/registry';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { toolError } from '../errors';
@@ -45,7 +45,9 @@ export class ToolCallHotPath implements HotPath {
     return this.pipeline
       .callTool(principal, name, args.ok ? args.value : undefined, 'rest', async () =>
         args.ok
-          ? this.executor.call(resolved.catalog, report, args.value, principal)
+          ? // the bound ToolCallService applies, before the executor's recursive checks
+            (argumentsOutOfBounds(name, args.value) ??
+            this.executor.call(resolved.catalog, report, args.value, principal))
           : toolError(name, 'INVALID_ARGUMENTS', args.message),
       )
       .then((outcome) => {

@@ -8,6 +8,17 @@ import type { ToolCallOutcome } from './report-executor';
 import { GENERATED_TOOL_RUNNER } from '../catalog/generated-tools';
 import type { GeneratedToolRunner } from '../catalog/generated-tools';
 
+/**
+ * The refusal of arguments nested too deep or too big, or undefined: what every path that runs
+ * a tool (this service, the call fast lane) checks before any recursive code meets them.
+ */
+export function argumentsOutOfBounds(name: string, args: unknown): ToolCallOutcome | undefined {
+  const problem = argumentBoundsProblem(args);
+  return problem === undefined
+    ? undefined
+    : { tool: name, is_error: true, error: { code: 'INVALID_ARGUMENTS', message: problem } };
+}
+
 /** The one path every protocol (REST, MCP) takes to run a tool for a caller. */
 @Injectable()
 export class ToolCallService {
@@ -43,13 +54,8 @@ export class ToolCallService {
   private async run(principal: Principal, name: string, args: unknown): Promise<ToolCallOutcome> {
     const { catalog, tool } = await this.catalog.resolve(principal, name);
     // Arguments enter here from every protocol: bounded before any recursive code meets them.
-    const outOfBounds = argumentBoundsProblem(args);
-    if (outOfBounds !== undefined)
-      return {
-        tool: name,
-        is_error: true,
-        error: { code: 'INVALID_ARGUMENTS', message: outOfBounds },
-      };
+    const outOfBounds = argumentsOutOfBounds(name, args);
+    if (outOfBounds) return outOfBounds;
     switch (tool.kind) {
       case 'report':
         return this.executor.call(catalog, tool.report, args, principal);
