@@ -10,6 +10,7 @@ import type { AccessRecords, GeneratedToolRecord, TenantRecord } from './catalog
 import { GeneratedTool, generatedToolProblem } from './generated-tools';
 import { RegistryError } from './errors';
 import { Metrics } from './metrics';
+import { PROPAGATION_BUCKETS, PropagationLag } from './propagation-lag';
 import { SharedCache } from './shared-cache';
 import { catalogKey, openSnapshot, seal, tenantScope } from './l2-values';
 import type { CatalogSnapshot } from './l2-values';
@@ -71,6 +72,9 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   private reconnectTimer?: NodeJS.Timeout;
   private reconnectDelayMs = 100;
   private stopped = false;
+  private readonly lag = new PropagationLag();
+  /** the report changes (their updated_at) a refreshed catalog applied, for the lag metric */
+  private readonly applied = new WeakMap<TenantCatalog, string[]>();
 
   constructor(
     @Inject(DATABASE) private readonly database: DatabaseHandle,
@@ -90,6 +94,10 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     metrics.describe(
       'gateway_catalog_stale_serves_total',
       'lists served from memory while Postgres was unreachable',
+    );
+    metrics.describe(
+      'gateway_catalog_propagation_seconds',
+      'from a report change to this instance holding a catalog that serves it',
     );
   }
 
@@ -180,11 +188,21 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
     const pending = this.building.get(key);
     if (pending) return pending;
     const generation = this.generations.get(tenantId) ?? 0;
+    const started = Date.now();
     const promise = this.load(tenantId, stamp)
       .then((catalog) => {
         this.previous.set(tenantId, catalog);
         if ((this.generations.get(tenantId) ?? 0) === generation) {
-          this.states.set(tenantId, { version: catalog.version, catalog, checkedAt: Date.now() });
+          const now = Date.now();
+          this.states.set(tenantId, { version: catalog.version, catalog, checkedAt: now });
+          const lag = this.lag.applied(tenantId, this.applied.get(catalog) ?? [], started, now);
+          if (lag !== undefined)
+            this.metrics.observe(
+              'gateway_catalog_propagation_seconds',
+              {},
+              lag,
+              PROPAGATION_BUCKETS,
+            );
         }
         return catalog;
       })
@@ -278,7 +296,12 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
       dataScope(tenant),
       this.admitter(tenant),
     );
-    return this.catalogOf(tenant, reports, access, generated);
+    const catalog = this.catalogOf(tenant, reports, access, generated);
+    this.applied.set(
+      catalog,
+      changes.changed.map((r) => r.updatedAt),
+    );
+    return catalog;
   }
 
   private async readPostgres(tenantId: string): Promise<CatalogSnapshot> {
@@ -364,9 +387,11 @@ export class CatalogStore implements OnApplicationBootstrap, OnApplicationShutdo
   /** A tenant changed: forget it here; the next request rebuilds it at its new version. */
   invalidate(tenantId: string | '*'): void {
     const tenants = tenantId === '*' ? [...this.states.keys()] : [tenantId];
+    const now = Date.now();
     for (const t of tenants) {
       this.generations.set(t, (this.generations.get(t) ?? 0) + 1);
       this.states.delete(t);
+      this.lag.notified(t, now);
     }
     // Listeners run inside the LISTEN connection's event handler: one that throws must not
     // take the others, the connection or the process with it.

@@ -15,6 +15,7 @@ import type { GatewayConfig } from '../config/gateway.config';
 import { LimitError } from '../pipeline/limits';
 import { Redactor } from '../pipeline/redact';
 import { RequestPipeline } from '../pipeline/request-pipeline';
+import { isBackendUnreachable } from './unreachable';
 
 interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };
@@ -114,6 +115,7 @@ export class DomainExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof LimitError)
       void reply.header('retry-after', String(exception.retryAfterSeconds));
+    if (status === 503) void reply.header('retry-after', '2');
     if (exception instanceof AuthError) {
       const request = host.switchToHttp().getRequest<FastifyRequest>();
       void reply.header(
@@ -197,6 +199,22 @@ export class DomainExceptionFilter implements ExceptionFilter {
           error: {
             code: `HTTP_${status}`,
             message: Array.isArray(message) ? message.join('; ') : String(message),
+          },
+        },
+      ];
+    }
+    if (isBackendUnreachable(exception)) {
+      // a database or Redis outage, not a bug: a coded 503 the client may retry
+      this.logger.warn(
+        `backend unreachable: ${String((exception as { message?: unknown }).message)}`,
+      );
+      return [
+        503,
+        {
+          error: {
+            code: 'DATABASE_UNAVAILABLE',
+            message:
+              'the database is unreachable right now; try again in a few seconds (a write that was cut off may or may not have been applied: read it back)',
           },
         },
       ];
