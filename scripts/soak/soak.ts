@@ -428,6 +428,7 @@ async function main(): Promise<void> {
         if (!body.is_error) return { status: r.status, cls: 'ok' };
         const code = body.error?.code ?? 'UNKNOWN';
         return {
+          detail: JSON.stringify(body.error),
           status: r.status,
           cls:
             code === 'DATA_UNAVAILABLE' && rec.inPause(t0, rec.now())
@@ -572,6 +573,7 @@ async function main(): Promise<void> {
         return {
           status: r.status,
           cls: r.status === 200 ? `tool_error:${body.error?.code}` : classify(r.status, r.json, t0),
+          detail: JSON.stringify(r.json),
         };
       });
       if (!id) return;
