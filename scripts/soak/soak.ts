@@ -851,7 +851,7 @@ Produced by \`npm run soak -- --minutes ${o.minutes} --replicas ${o.replicas}\` 
 
 | target | result |
 | --- | --- |
-| 5xx other than a clear 503 during the Postgres pause: 0 | **${unexpected5xx}** (clear 503s, \`DATA_UNAVAILABLE\` from a replica or \`SERVICE_UNAVAILABLE\` from HAProxy, in the pause and its recovery window: ${expected503}) |
+| 5xx other than a clear 503 during the Postgres pause: 0 | **${unexpected5xx}** (clear 503s, \`DATA_UNAVAILABLE\`/\`DATABASE_UNAVAILABLE\` from a replica or \`SERVICE_UNAVAILABLE\` from HAProxy, in the pause and its recovery window: ${expected503}) |
 | stale lists after recovery (steady phases, and a final check of every lister × format × context on every replica): 0 | **${staleSteady} + ${o.finalStale}** (within a fault or its ${RECOVERY_MS / 1000} s recovery window: ${staleDuring}) |
 | lists with a wrong demo catalog (any phase): 0 | **${wrong}** |
 | RSS flat after warm-up | see the table and chart below |
@@ -892,7 +892,9 @@ ${rec.notes.map((n) => `- ${n}`).join('\n')}
 
 ## Latency per phase (ms)
 
-A fault's phase runs from its start to ${RECOVERY_MS / 1000} s after it ended.
+A fault's phase runs from its start to ${RECOVERY_MS / 1000} s after it ended; a request belongs to the phase
+in which it started (a call started just before the Postgres pause that answered
+\`DATA_UNAVAILABLE\` is counted in \`steady\`, classed by its overlap with the pause).
 
 | phase | requests | not ok | p50 | p99 |
 | --- | --- | --- | --- | --- |
