@@ -58,8 +58,13 @@ export interface DatabaseHandle {
 }
 
 function ping(db: Kysely<DB>, timeoutMs: number): Promise<boolean> {
+  return answersWithin(sql`SELECT 1`.execute(db), timeoutMs);
+}
+
+/** true when `work` succeeds within `timeoutMs` */
+function answersWithin(work: Promise<unknown>, timeoutMs: number): Promise<boolean> {
   return Promise.race([
-    sql`SELECT 1`.execute(db).then(
+    work.then(
       () => true,
       () => false,
     ),
@@ -74,6 +79,11 @@ const pgTypes = {
 
 export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
+  // Health checks get a connection of their own: a pool busy with report queries is working,
+  // and readiness must not wait behind them (a load balancer would take a busy replica out).
+  const health = new pg.Pool({ connectionString: url, max: 1, application_name: 'gateway-health' });
+  health.on('error', () => undefined);
+  health.on('connect', (client) => client.on('error', () => undefined));
   // An idle client that dies (server restart) must not crash the process.
   pool.on('error', () => undefined);
   // ...nor one that dies while checked out between two queries (pg-pool listens only while
@@ -145,7 +155,11 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
         client.removeListener('error', onError);
       }
     },
-    ping: (timeoutMs) => ping(db, timeoutMs),
+    ping: (timeoutMs) =>
+      answersWithin(
+        health.query('SELECT 1').then(() => undefined),
+        timeoutMs,
+      ),
     poolStats: () => ({
       total: pool.totalCount,
       idle: pool.idleCount,
@@ -170,6 +184,7 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
     },
     async close() {
       await db.destroy();
+      await health.end().catch(() => undefined);
     },
   };
 }

@@ -16,19 +16,19 @@ const ANALYST = { tenant: 'acme', sub: 'bench-ops', roles: ['analyst'] };
 /** on / off: at most 10% worse */
 const MIN_RATIO = 0.9;
 
-/** What "on" means: access log lines at info, and every limit enabled (never reached). */
+/** What "on" means: access log lines at info, metrics, and every limit enabled (never reached). */
 const ON = {
   LOG_LEVEL: 'info',
   LIMIT_USER_CALLS_PER_MIN: '1000000',
   LIMIT_TENANT_CALLS_PER_MIN: '10000000',
   LIMIT_TENANT_CONCURRENT_QUERIES: '1000',
 };
-const OFF = { LOG_LEVEL: 'silent' };
+const OFF = { LOG_LEVEL: 'silent', METRICS_ENABLED: '0' };
 
 function row(metric: string, c: HttpComparison): Row {
   return {
     scenario: 'ops',
-    metric: `${metric} throughput, logging + limits on / off`,
+    metric: `${metric} throughput, logging + metrics + limits on / off`,
     gateway: fmtRps(medianOf(c.gateway, (r) => r.rps)),
     baseline: fmtRps(medianOf(c.baseline, (r) => r.rps)),
     ratio: fmtRatio(c.throughputRatio),
@@ -39,9 +39,10 @@ function row(metric: string, c: HttpComparison): Row {
 
 /**
  * The cost of operability: the same gateway build twice on the same database and Redis, one
- * with the access log (pino, info) and every limit on (rate-limiter-flexible over Redis, a
- * concurrency cap), one with logging silent and no limits. Metrics (prom-client) and the
- * trace id are on in both: they cannot be switched off.
+ * with the access log (pino, info), metrics (prom-client) and every limit on
+ * (rate-limiter-flexible over Redis, a concurrency cap), one with logging silent, metrics
+ * off (METRICS_ENABLED=0) and no limits. The trace id is made in both (it is part of every
+ * answer).
  */
 export async function opsScenario(ctx: BenchContext): Promise<ScenarioResult> {
   const result = emptyResult();
@@ -91,7 +92,13 @@ export async function opsScenario(ctx: BenchContext): Promise<ScenarioResult> {
       .map(([k, v]) => `${k}=${v}`)
       .join(
         ', ',
-      )} (one access log line per request to a drained stdout pipe, user/tenant rate limits counted in Redis, the tenant concurrency cap); **off** = LOG_LEVEL=silent, no limits. Metrics and trace ids are on in both. In the tables "gateway" is **on** and "baseline" is **off**.`,
+      )}, metrics on (one access log line per request to a drained stdout pipe, prom-client histograms and counters, user/tenant rate limits counted in Redis, the tenant concurrency cap); **off** = ${Object.entries(
+      OFF,
+    )
+      .map(([k, v]) => `${k}=${v}`)
+      .join(
+        ', ',
+      )}, no limits. Trace ids are made in both. In the tables "gateway" is **on** and "baseline" is **off**.`,
     '',
     'GET /v1/tools (warm, fast lane):',
     '',

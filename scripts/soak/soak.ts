@@ -100,35 +100,56 @@ class Recorder {
   /** the first full text of each class of failure, for the report */
   readonly examples = new Map<string, string>();
 
-  add(s: Omit<Sample, 'phase'>, detail?: string): void {
-    this.samples.push({ ...s, phase: this.phaseAt(s.t) });
-    if (s.cls !== 'ok' && detail && !this.examples.has(s.cls))
-      this.examples.set(s.cls, detail.slice(0, 300));
+  add(s: Omit<Sample, 'phase'>, detail?: string): Sample {
+    const sample = { ...s, phase: this.phaseAt(s.t) };
+    this.samples.push(sample);
+    this.example(sample.cls, detail);
+    return sample;
+  }
+
+  example(cls: string, detail?: string): void {
+    if (cls !== 'ok' && detail && !this.examples.has(cls))
+      this.examples.set(cls, detail.slice(0, 300));
   }
 }
 
-/** Catalog history of the reports the soak itself adds/changes/removes. */
+/**
+ * Catalog history of the reports the soak itself adds/changes/removes. A write commits at
+ * some moment between its request and its answer, so while it is in flight both the
+ * catalog before it and the one after it are right: each state is valid from the start of
+ * the write that made it to the answer of the write that replaced it.
+ */
 class CatalogModel {
-  private readonly history: Array<{ t: number; names: Set<string> }> = [];
-  constructor(private readonly rec: Recorder) {
-    this.history.push({ t: -Infinity, names: new Set() });
-  }
+  private readonly history: Array<{ from: number; until: number; names: Set<string> }> = [
+    { from: -Infinity, until: Infinity, names: new Set() },
+  ];
+  constructor(private readonly rec: Recorder) {}
   get current(): Set<string> {
     return this.history[this.history.length - 1].names;
   }
-  set(names: Set<string>): void {
-    this.history.push({ t: this.rec.now(), names: new Set(names) });
+  /** a write sent at `sentAt` and answered now left the catalog holding `names` */
+  set(names: Set<string>, sentAt: number): void {
+    const last = this.history[this.history.length - 1];
+    if (last.names.size === names.size && [...names].every((n) => last.names.has(n))) return;
+    last.until = this.rec.now();
+    this.history.push({ from: sentAt, until: Infinity, names: new Set(names) });
+  }
+  /** the states valid in [from, to], for the log of a stale list */
+  describe(from: number, to: number): string {
+    const states = this.history.filter((h) => h.until >= from && h.from <= to);
+    return states
+      .map((h) => `[${[...h.names].sort().join(' ')}] from ${h.from} until ${h.until}`)
+      .join('; ');
   }
   /** did the catalog hold exactly `seen` at some moment in [from, to]? */
   matches(seen: Set<string>, from: number, to: number): boolean {
-    for (let i = 0; i < this.history.length; i++) {
-      const start = this.history[i].t;
-      const end = i + 1 < this.history.length ? this.history[i + 1].t : Infinity;
-      if (end < from || start > to) continue;
-      const names = this.history[i].names;
-      if (names.size === seen.size && [...names].every((n) => seen.has(n))) return true;
-    }
-    return false;
+    return this.history.some(
+      (h) =>
+        h.until >= from &&
+        h.from <= to &&
+        h.names.size === seen.size &&
+        [...h.names].every((n) => seen.has(n)),
+    );
   }
 }
 
@@ -172,9 +193,11 @@ async function main(): Promise<void> {
   const logFile = path.join(logDir, `soak-${runId}.log`);
   const log = createWriteStream(logFile);
   let cluster: Cluster | undefined;
+  let closeTruth = async (): Promise<void> => undefined;
   const mcpClients: Client[] = [];
   const cleanup = async (): Promise<void> => {
     await Promise.all(mcpClients.map((c) => c.close().catch(() => undefined)));
+    await closeTruth().catch(() => undefined);
     await cluster?.stop().catch(() => undefined);
     await redis.stop().catch(() => undefined);
     await pgProxy.stop().catch(() => undefined);
@@ -225,7 +248,7 @@ async function main(): Promise<void> {
       method: string,
       url: string,
       body?: unknown,
-    ): Promise<{ status: number; json: unknown }> => {
+    ): Promise<{ status: number; json: unknown; by: string }> => {
       const res = await fetch(`${lb}${url}`, {
         method,
         headers: {
@@ -242,7 +265,7 @@ async function main(): Promise<void> {
       } catch {
         json = text;
       }
-      return { status: res.status, json };
+      return { status: res.status, json, by: res.headers.get('x-served-by') ?? '?' };
     };
     const namesOf = (format: string, json: unknown): string[] => {
       const tools = (json as { tools?: Array<Record<string, unknown>> }).tools ?? [];
@@ -293,34 +316,74 @@ async function main(): Promise<void> {
     const model = new CatalogModel(rec);
     let stopped = false;
 
-    const judgeList = (w: Who, format: string, context: string, names: string[], t0: number) => {
+    const judgeList = (
+      w: Who,
+      format: string,
+      context: string,
+      names: string[],
+      t0: number,
+      t1: number,
+    ) => {
       const soak = new Set(names.filter((n) => n.startsWith('query_report_soak_')));
       const rest = names.filter((n) => !n.startsWith('query_report_soak_')).sort();
       const base = baseline.get(`${w.user}|${format}|${context}`)!;
       if (rest.length !== base.length || rest.some((n, i) => n !== base[i])) return 'wrong_list';
       const expectSoak = seesSoak.has(`${w.user}|${context}`);
       if (!expectSoak) return soak.size === 0 ? 'ok' : 'wrong_list';
-      return model.matches(soak, t0 - GRACE_MS, rec.now()) ? 'ok' : 'stale_list';
+      return model.matches(soak, t0 - GRACE_MS, t1) ? 'ok' : 'stale_list';
+    };
+    /** judgeList, and a log line with what the model held when the list is not right */
+    const judgeLogged = (
+      via: string,
+      w: Who,
+      format: string,
+      context: string,
+      names: string[],
+      t0: number,
+      t1: number,
+    ): string => {
+      const verdict = judgeList(w, format, context, names, t0, t1);
+      if (verdict !== 'ok') {
+        const soak = names.filter((n) => n.startsWith('query_report_soak_')).sort();
+        log.write(
+          `[soak] ${verdict}: ${via} list at ${t0}-${t1} ms, ${w.user}|${format}|${context} saw [${soak.join(' ')}]; model: ${model.describe(t0 - GRACE_MS, t1)}\n`,
+        );
+      }
+      return verdict;
     };
     const classify = (status: number, json: unknown, t0: number): string => {
       if (status >= 500) {
-        const code = (json as { error?: { code?: string } })?.error?.code;
-        return status === 503 && code === 'DATA_UNAVAILABLE' && rec.inPause(t0, rec.now())
-          ? '503_data_unavailable'
+        // a clear, coded 503 while Postgres is paused: from a replica (DATA_UNAVAILABLE) or
+        // from HAProxy when no replica is ready (SERVICE_UNAVAILABLE)
+        const code = (json as { error?: { code?: string } })?.error?.code ?? '';
+        return status === 503 &&
+          ['DATA_UNAVAILABLE', 'DATABASE_UNAVAILABLE', 'SERVICE_UNAVAILABLE'].includes(code) &&
+          rec.inPause(t0, rec.now())
+          ? '503_unavailable_in_pause'
           : `${status}`;
       }
       if (status >= 400) return `${status}`;
       return 'ok';
     };
+    /**
+     * Lists are judged when the run is over: an admin write still in flight when a list
+     * answered (its commit may already be visible) is then in the model with its window.
+     */
+    const judgements: Array<() => void> = [];
     const timed = async (
       op: string,
-      fn: () => Promise<{ status: number; cls: string; detail?: string }>,
+      fn: () => Promise<{ status: number; cls: string; detail?: string; judge?: () => string }>,
     ) => {
       const t = rec.now();
       const started = performance.now();
       try {
-        const { status, cls, detail } = await fn();
-        rec.add({ t, ms: performance.now() - started, op, status, cls }, detail);
+        const { status, cls, detail, judge } = await fn();
+        const sample = rec.add({ t, ms: performance.now() - started, op, status, cls }, detail);
+        if (judge)
+          judgements.push(() => {
+            sample.cls = judge();
+            rec.example(sample.cls, `${op} at ${t} ms`);
+          });
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause?.code;
         const message = err instanceof Error ? err.message : String(err);
@@ -328,12 +391,12 @@ async function main(): Promise<void> {
           ? `network:${cause}`
           : `client_error:${message.replace(/[0-9a-f-]{36}/g, '<id>').slice(0, 70)}`;
         // the MCP client reports an HTTP 503 from the load balancer as an exception
-        if (
-          /HTTP 503|SERVICE_UNAVAILABLE|DATA_UNAVAILABLE/.test(message) &&
-          rec.inPause(t, rec.now())
-        )
-          cls = '503_unavailable_in_pause';
-        rec.add({ t, ms: performance.now() - started, op, status: 0, cls }, message);
+        // (the SDK puts the body, not the status, in the message): a 5xx is counted as one
+        const is503 = /HTTP 503|SERVICE_UNAVAILABLE|DATA(BASE)?_UNAVAILABLE/.test(message);
+        if (is503 && rec.inPause(t, rec.now())) cls = '503_unavailable_in_pause';
+        else if (is503) cls = `503:${cls}`;
+        const status = is503 ? 503 : /HTTP 5\d\d/.test(message) ? 500 : 0;
+        rec.add({ t, ms: performance.now() - started, op, status, cls }, message);
       }
     };
     const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)];
@@ -347,10 +410,10 @@ async function main(): Promise<void> {
         const r = await http(w, 'GET', `/v1/tools?format=${format}&context=${context}`);
         const cls = classify(r.status, r.json, t0);
         if (cls !== 'ok') return { status: r.status, cls, detail: JSON.stringify(r.json) };
-        return {
-          status: r.status,
-          cls: judgeList(w, format, context, namesOf(format, r.json), t0),
-        };
+        const names = namesOf(format, r.json);
+        const t1 = rec.now();
+        const judge = () => judgeLogged(`REST ${r.by}`, w, format, context, names, t0, t1);
+        return { status: r.status, cls: 'ok', judge };
       });
     const restCall = () =>
       timed('rest_call', async () => {
@@ -365,6 +428,7 @@ async function main(): Promise<void> {
         if (!body.is_error) return { status: r.status, cls: 'ok' };
         const code = body.error?.code ?? 'UNKNOWN';
         return {
+          detail: JSON.stringify(body.error),
           status: r.status,
           cls:
             code === 'DATA_UNAVAILABLE' && rec.inPause(t0, rec.now())
@@ -411,16 +475,10 @@ async function main(): Promise<void> {
               await renew(i, err).catch(() => undefined);
               throw err;
             });
-            return {
-              status: 200,
-              cls: judgeList(
-                w,
-                'mcp',
-                '',
-                tools.map((t) => t.name),
-                t0,
-              ),
-            };
+            const t1 = rec.now();
+            const names = tools.map((t) => t.name);
+            const judge = () => judgeLogged(`MCP #${i}`, w, 'mcp', '', names, t0, t1);
+            return { status: 200, cls: 'ok', judge };
           })
         : timed('mcp_call', async () => {
             const [report, args] = pick(
@@ -451,49 +509,45 @@ async function main(): Promise<void> {
           });
     };
 
-    // admin writes: one writer, so the model knows the catalog at every moment
+    // admin writes: one writer, so the model knows the catalog at every moment. After each
+    // write the soak reads what Postgres holds (directly, not through the paused proxy): an
+    // answer lost to a fault, or a PUT/DELETE that HAProxy replayed on another replica after
+    // the first one committed, still leaves the model right.
+    const truth = new pg.Client({ connectionString: databaseUrl(PG_SERVER, dbName) });
+    truth.on('error', () => undefined);
+    await truth.connect();
+    closeTruth = () => truth.end();
+    const committed = async (t0: number): Promise<void> => {
+      const { rows } = await truth.query<{ id: string }>(
+        `SELECT id FROM gateway.reports WHERE tenant_id = 'acme' AND id LIKE 'soak\\_%'`,
+      );
+      model.set(new Set(rows.map((r) => `query_report_${r.id}`)), t0);
+    };
     let seq = 0;
     const adminWrite = async () => {
       const existing = [...model.current];
       const roll = Math.random();
       const t0 = rec.now();
+      const write = (op: string, okStatus: number, method: string, id: string, body?: unknown) =>
+        timed(op, async () => {
+          const r = await http(root, method, `/v1/admin/reports/${id}`, body).finally(() =>
+            committed(t0),
+          );
+          return {
+            status: r.status,
+            cls: r.status === okStatus ? 'ok' : classify(r.status, r.json, t0),
+            detail: r.status === okStatus ? undefined : JSON.stringify(r.json),
+          };
+        });
       if (existing.length < 3 || (roll < 0.45 && existing.length < 12)) {
         const id = `soak_${runId}_${++seq}`;
-        await timed('admin_add', async () => {
-          const r = await http(root, 'PUT', `/v1/admin/reports/${id}`, doc(`added at ${t0}`));
-          if (r.status === 201) model.set(new Set([...model.current, `query_report_${id}`]));
-          return {
-            status: r.status,
-            cls: r.status === 201 ? 'ok' : classify(r.status, r.json, t0),
-          };
-        });
+        await write('admin_add', 201, 'PUT', id, doc(`added at ${t0}`));
       } else if (roll < 0.75) {
-        const name = pick(existing).replace('query_report_', '');
-        await timed('admin_change', async () => {
-          const r = await http(root, 'PUT', `/v1/admin/reports/${name}`, doc(`changed at ${t0}`));
-          return {
-            status: r.status,
-            cls: r.status === 200 ? 'ok' : classify(r.status, r.json, t0),
-          };
-        });
+        const id = pick(existing).replace('query_report_', '');
+        await write('admin_change', 200, 'PUT', id, doc(`changed at ${t0}`));
       } else {
-        const name = pick(existing);
-        await timed('admin_remove', async () => {
-          const r = await http(
-            root,
-            'DELETE',
-            `/v1/admin/reports/${name.replace('query_report_', '')}`,
-          );
-          if (r.status === 204) {
-            const next = new Set(model.current);
-            next.delete(name);
-            model.set(next);
-          }
-          return {
-            status: r.status,
-            cls: r.status === 204 ? 'ok' : classify(r.status, r.json, t0),
-          };
-        });
+        const id = pick(existing).replace('query_report_', '');
+        await write('admin_remove', 204, 'DELETE', id);
       }
     };
     const markdown = readFileSync(
@@ -519,6 +573,7 @@ async function main(): Promise<void> {
         return {
           status: r.status,
           cls: r.status === 200 ? `tool_error:${body.error?.code}` : classify(r.status, r.json, t0),
+          detail: JSON.stringify(r.json),
         };
       });
       if (!id) return;
@@ -645,6 +700,7 @@ async function main(): Promise<void> {
     await Promise.all(loops);
     await faultScript;
     clearInterval(rssTimer);
+    for (const judge of judgements) judge();
 
     // stale lists after recovery: a final, quiet check of every lister on every replica
     await new Promise((r) => setTimeout(r, GRACE_MS));
@@ -657,7 +713,7 @@ async function main(): Promise<void> {
             const r = await http(w, 'GET', `/v1/tools?format=${format}&context=${context}`);
             if (
               r.status !== 200 ||
-              judgeList(w, format, context, namesOf(format, r.json), t0) !== 'ok'
+              judgeList(w, format, context, namesOf(format, r.json), t0, rec.now()) !== 'ok'
             )
               finalStale += 1;
           }
@@ -795,7 +851,7 @@ Produced by \`npm run soak -- --minutes ${o.minutes} --replicas ${o.replicas}\` 
 
 | target | result |
 | --- | --- |
-| 5xx other than a clear 503 during the Postgres pause: 0 | **${unexpected5xx}** (clear 503s, \`DATA_UNAVAILABLE\` from a replica or \`SERVICE_UNAVAILABLE\` from HAProxy, in the pause and its recovery window: ${expected503}) |
+| 5xx other than a clear 503 during the Postgres pause: 0 | **${unexpected5xx}** (clear 503s, \`DATA_UNAVAILABLE\`/\`DATABASE_UNAVAILABLE\` from a replica or \`SERVICE_UNAVAILABLE\` from HAProxy, in the pause and its recovery window: ${expected503}) |
 | stale lists after recovery (steady phases, and a final check of every lister × format × context on every replica): 0 | **${staleSteady} + ${o.finalStale}** (within a fault or its ${RECOVERY_MS / 1000} s recovery window: ${staleDuring}) |
 | lists with a wrong demo catalog (any phase): 0 | **${wrong}** |
 | RSS flat after warm-up | see the table and chart below |
@@ -836,7 +892,9 @@ ${rec.notes.map((n) => `- ${n}`).join('\n')}
 
 ## Latency per phase (ms)
 
-A fault's phase runs from its start to ${RECOVERY_MS / 1000} s after it ended.
+A fault's phase runs from its start to ${RECOVERY_MS / 1000} s after it ended; a request belongs to the phase
+in which it started (a call started just before the Postgres pause that answered
+\`DATA_UNAVAILABLE\` is counted in \`steady\`, classed by its overlap with the pause).
 
 | phase | requests | not ok | p50 | p99 |
 | --- | --- | --- | --- | --- |

@@ -58,7 +58,8 @@ export async function createGateway(options: GatewayOptions = {}): Promise<NestF
   installMcpRequestRules(app.getHttpAdapter().getInstance());
   await registerConsole(app, app.get<GatewayConfig>(gatewayConfig.KEY).console.directory);
   const metrics = app.get(Metrics);
-  collectDefaultMetrics({ register: metrics.registry });
+  if (settings.metrics.enabled) collectDefaultMetrics({ register: metrics.registry });
+  else metrics.disable();
   hotPaths.install(
     app.getHttpAdapter().getInstance(),
     [app.get(ToolListHotPath), app.get(ToolCallHotPath), app.get(McpListHotPath)],

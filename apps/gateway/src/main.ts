@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const tracing = startTracing(settings);
   const app = await start(settings);
   const metricsServer =
-    settings.metrics.port === undefined
+    settings.metrics.port === undefined || !settings.metrics.enabled
       ? undefined
       : await startMetricsServer(
           app.get(Metrics),

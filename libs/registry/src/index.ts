@@ -64,7 +64,7 @@ export { ReportExecutor } from './execution/report-executor';
 export { sessionLimits, sessionSetup } from './execution/session-setup';
 export type { SessionLimits } from './execution/session-setup';
 export type { ToolCallOutcome, ToolErrorCode, ToolResultPage } from './execution/report-executor';
-export { ToolCallService } from './execution/tool-calls.service';
+export { argumentsOutOfBounds, ToolCallService } from './execution/tool-calls.service';
 export { CallActivity } from './execution/call-activity';
 export type { CallBucket } from './execution/call-activity';
 

@@ -21,34 +21,47 @@ export class Metrics {
   private readonly counters = new Map<string, Counter>();
   private readonly gauges = new Map<string, Gauge>();
   private readonly histograms = new Map<string, Histogram>();
+  private enabled = true;
+
+  /** Records nothing from now on (METRICS_ENABLED=0), hot-path series included. */
+  disable(): void {
+    this.enabled = false;
+  }
 
   describe(name: string, help: string): void {
     this.help.set(name, help);
   }
 
   inc(name: string, labels: Labels = {}, by = 1): void {
+    if (!this.enabled) return;
     this.counterOf(name, labels).inc(labels, by);
   }
 
   /** A counter whose series is fixed up front, for hot paths: no label hashing per call. */
   counter(name: string, labels: Labels = {}): () => void {
     const child = this.counterOf(name, labels).labels(labels);
-    return () => child.inc();
+    return () => {
+      if (this.enabled) child.inc();
+    };
   }
 
   set(name: string, value: number, labels: Labels = {}): void {
+    if (!this.enabled) return;
     this.gaugeOf(name, labels).set(labels, value);
   }
 
   /** One observation (in seconds for durations) of a histogram. */
   observe(name: string, labels: Labels, value: number, buckets = LATENCY_BUCKETS): void {
+    if (!this.enabled) return;
     this.histogramOf(name, labels, buckets).observe(labels, value);
   }
 
   /** A histogram series fixed up front, for hot paths. */
   histogram(name: string, labels: Labels, buckets = LATENCY_BUCKETS): (value: number) => void {
     const child = this.histogramOf(name, labels, buckets).labels(labels);
-    return (value) => child.observe(value);
+    return (value) => {
+      if (this.enabled) child.observe(value);
+    };
   }
 
   /** A gauge computed when /metrics is scraped. */

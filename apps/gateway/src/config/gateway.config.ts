@@ -87,6 +87,8 @@ export interface GatewaySettings {
     format: 'json' | 'pretty';
   };
   metrics: {
+    /** METRICS_ENABLED=0: nothing is recorded and /metrics answers 404 */
+    enabled: boolean;
     /** when set, GET /metrics needs `Authorization: Bearer <token>` */
     token: string | undefined;
     /** when set, /metrics is served on this port only (not on the API port) */
@@ -278,7 +280,7 @@ function metricsSettings(env: Env): GatewaySettings['metrics'] {
   if (token !== undefined && token.length < 16)
     throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
   const port = env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 1, 65535) : undefined;
-  return { token, port };
+  return { enabled: flagOn(env, 'METRICS_ENABLED'), token, port };
 }
 
 function limitSettings(env: Env): GatewaySettings['limits'] {

@@ -8,6 +8,7 @@ import { LimitError } from '../pipeline/limits';
 import { ERRORS, RPC, specOf } from './error-codes';
 import type { ErrorCode } from './error-codes';
 import { GatewayError } from './gateway-error';
+import { isBackendUnreachable } from './unreachable';
 
 export interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };
@@ -22,6 +23,10 @@ export interface HttpError {
 }
 
 export const INTERNAL_MESSAGE = 'internal error; the request was not completed';
+
+/** What a request cut off by a database or Redis outage is told (a 503 it may retry). */
+export const UNREACHABLE_MESSAGE =
+  'the database is unreachable right now; try again in a few seconds (a write that was cut off may or may not have been applied: read it back)';
 
 /** The body of a refusal with `code` (for answers written without an exception). */
 export function errorBody(code: ErrorCode, message: string): ErrorBody {
@@ -59,6 +64,8 @@ export function httpErrorOf(exception: unknown): HttpError {
   if (exception instanceof TemplateError)
     return coded(exception.code, exception.message, { problems: exception.problems });
   if (exception instanceof HttpException) return frameworkError(exception);
+  // a database or Redis outage, not a bug: a coded 503 the client may retry
+  if (isBackendUnreachable(exception)) return coded('DATABASE_UNAVAILABLE', UNREACHABLE_MESSAGE);
   return { status: 500, body: errorBody('INTERNAL', INTERNAL_MESSAGE), known: false };
 }
 

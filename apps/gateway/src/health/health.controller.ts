@@ -40,14 +40,18 @@ export class HealthController {
     };
   }
 
-  /** Ready when the database answers within a second and shutdown has not begun. */
+  /**
+   * Ready when the database answers `SELECT 1` (on a connection of its own, not behind
+   * queued report queries) within 2 s, under HAProxy's 3 s check timeout, and shutdown has
+   * not begun. Slow is not down: an unreachable database refuses or resets at once.
+   */
   @Get('readyz')
   async ready(@Res() reply: FastifyReply): Promise<void> {
     if (this.pipeline.isDraining) {
       await reply.status(503).send({ status: 'not ready', reason: 'shutting down' });
       return;
     }
-    const ok = await this.database.ping(1000);
+    const ok = await this.database.ping(2000);
     await reply.status(ok ? 200 : 503).send({
       status: ok ? 'ready' : 'not ready',
       database: ok ? 'up' : 'unreachable',
@@ -58,10 +62,12 @@ export class HealthController {
   /** Prometheus text; behind METRICS_TOKEN when set; on METRICS_PORT only when that is set. */
   @Get('metrics')
   async metricsText(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    if (this.config.metrics.port !== undefined) {
-      await reply
-        .status(httpStatus('HTTP_404'))
-        .send(errorBody('HTTP_404', 'metrics are served on METRICS_PORT'));
+    const { enabled, port } = this.config.metrics;
+    if (!enabled || port !== undefined) {
+      const message = enabled
+        ? 'metrics are served on METRICS_PORT'
+        : 'metrics are off (METRICS_ENABLED=0)';
+      await reply.status(httpStatus('HTTP_404')).send(errorBody('HTTP_404', message));
       return;
     }
     if (!metricsAllowed(this.config.metrics.token, request.headers.authorization)) {

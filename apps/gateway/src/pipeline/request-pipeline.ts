@@ -170,7 +170,7 @@ export class RequestPipeline {
     let code = 'INTERNAL';
     try {
       return await withSpan('tool.call', attributes, async () => {
-        if (name === META_TOOL_NAME) await this.limits.admitProposal(principal);
+        if (name === META_TOOL_NAME && isProposal(args)) await this.limits.admitProposal(principal);
         const release = await this.limits.admitCall(principal);
         try {
           const outcome = await run();
@@ -342,4 +342,9 @@ function refuseWhileDraining(request: IncomingMessage, response: ServerResponse)
     'retry-after': '1',
   });
   response.end(body);
+}
+
+/** A meta_tool call that proposes code; asking about a proposal (`{proposal_id}`) is free. */
+function isProposal(args: unknown): boolean {
+  return typeof args === 'object' && args !== null && 'code' in args;
 }

@@ -47,6 +47,8 @@ export class CatalogLoader {
   private readonly logger = new Logger('CatalogStore');
   private readonly options: RegistryOptions;
   private databaseId?: Promise<string | undefined>;
+  /** the report changes (their updated_at) a refreshed catalog applied, for the lag metric */
+  private readonly applied = new WeakMap<TenantCatalog, string[]>();
 
   constructor(
     @Inject(CatalogRepository) private readonly repository: CatalogReads,
@@ -146,7 +148,17 @@ export class CatalogLoader {
       dataScope(tenant),
       this.admission.admitter(tenant),
     );
-    return this.catalogOf(tenant, reports, access, generated);
+    const catalog = this.catalogOf(tenant, reports, access, generated);
+    this.applied.set(
+      catalog,
+      changes.changed.map((r) => r.updatedAt),
+    );
+    return catalog;
+  }
+
+  /** The report changes (their `updated_at`) a refreshed catalog applied, for the lag metric. */
+  appliedChanges(catalog: TenantCatalog): readonly string[] {
+    return this.applied.get(catalog) ?? [];
   }
 
   private async readPostgres(tenantId: string): Promise<CatalogSnapshot> {

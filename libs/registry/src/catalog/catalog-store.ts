@@ -7,6 +7,7 @@ import { CatalogChangeFeed } from './change-feed';
 import type { CatalogChangeListener } from './change-feed';
 import { CatalogLoader, tenantMissing } from './catalog-loader';
 import type { CatalogStamp } from './catalog-loader';
+import { PROPAGATION_BUCKETS, PropagationLag } from './propagation-lag';
 
 interface TenantState {
   catalog: TenantCatalog;
@@ -18,7 +19,8 @@ export const CATALOG_CAPACITY = Symbol('CATALOG_CAPACITY');
 const DEFAULT_CAPACITY = 10_000;
 
 /** The parts of the loader the store uses. */
-export type CatalogSource = Pick<CatalogLoader, 'stamp' | 'load' | 'l2Scope'>;
+export type CatalogSource = Pick<CatalogLoader, 'stamp' | 'load' | 'l2Scope'> &
+  Partial<Pick<CatalogLoader, 'appliedChanges'>>;
 
 /** The parts of the change feed the store uses. */
 export type ChangeSource = Pick<CatalogChangeFeed, 'onChange' | 'publish' | 'freshness'>;
@@ -40,6 +42,7 @@ export class CatalogStore {
   private readonly states: LRUCache<string, TenantState, CatalogStamp>;
   /** the last catalog built per tenant, kept across invalidation for incremental refreshes */
   private readonly previous: LRUCache<string, TenantCatalog>;
+  private readonly lag = new PropagationLag();
 
   constructor(
     @Inject(CatalogLoader) private readonly loader: CatalogSource,
@@ -62,6 +65,10 @@ export class CatalogStore {
     metrics.describe(
       'gateway_catalog_stale_serves_total',
       'lists served from memory while Postgres was unreachable',
+    );
+    metrics.describe(
+      'gateway_catalog_propagation_seconds',
+      'from a report change to this instance holding a catalog that serves it',
     );
   }
 
@@ -131,10 +138,16 @@ export class CatalogStore {
   }
 
   private async build(tenantId: string, stamp: CatalogStamp): Promise<TenantState> {
+    const started = Date.now();
     try {
       const catalog = await this.loader.load(tenantId, stamp, this.previous.get(tenantId));
       this.previous.set(tenantId, catalog);
-      return { catalog, checkedAt: Date.now() };
+      const now = Date.now();
+      const changes = this.loader.appliedChanges?.(catalog) ?? [];
+      const lag = this.lag.applied(tenantId, changes, started, now);
+      if (lag !== undefined)
+        this.metrics.observe('gateway_catalog_propagation_seconds', {}, lag, PROPAGATION_BUCKETS);
+      return { catalog, checkedAt: now };
     } catch (err) {
       if (err instanceof RegistryError && err.code === 'TENANT_NOT_FOUND')
         this.previous.delete(tenantId);
@@ -165,6 +178,9 @@ export class CatalogStore {
 
   /** Drops a tenant (or all) from memory; a build under way is not kept (lru-cache aborts it). */
   private forget(tenantId: string | '*'): void {
+    const now = Date.now();
+    for (const t of tenantId === '*' ? [...this.states.keys()] : [tenantId])
+      this.lag.notified(t, now);
     if (tenantId === '*') this.states.clear();
     else this.states.delete(tenantId);
   }
