@@ -561,7 +561,12 @@ async function main(): Promise<void> {
       await timed('meta_propose', async () => {
         const t0 = rec.now();
         const r = await http(author, 'POST', '/v1/tools/meta_tool/call', {
-          arguments: { name, code: markdown, testArgs: { markdown: '# A\n## B\ntext' } },
+          // the module names itself: it must be the name proposed, or the runtime gate refuses
+          arguments: {
+            name,
+            code: markdown.replace("name: 'markdown_outline'", `name: '${name}'`),
+            testArgs: { markdown: '# A\n## B\ntext' },
+          },
         });
         const body = r.json as {
           is_error?: boolean;
@@ -580,7 +585,15 @@ async function main(): Promise<void> {
       await timed('meta_approve', async () => {
         const t0 = rec.now();
         const r = await http(reviewer, 'POST', `/v1/admin/meta-tool/proposals/${id}/approve`, {});
-        return { status: r.status, cls: r.status === 200 ? 'ok' : classify(r.status, r.json, t0) };
+        // approved and installed; a 200 saying the runtime gate refused it is not ok
+        const body = r.json as { status?: string; message?: string };
+        if (r.status !== 200) return { status: r.status, cls: classify(r.status, r.json, t0) };
+        if (body?.status === 'installed') return { status: r.status, cls: 'ok' };
+        return {
+          status: r.status,
+          cls: `meta_not_installed:${body?.status}`,
+          detail: body?.message,
+        };
       });
     };
 
