@@ -1,3 +1,4 @@
+import { DEMO_REPORTS } from '@app/db';
 import Ajv from 'ajv';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
@@ -245,7 +246,7 @@ export const wrong: FunctionTool[] = ${JSON.stringify(bodies.openai)};
     ]);
   });
 
-  it('the MCP outputSchema of every demo report holds its real rows', async () => {
+  it("every demo report's MCP title is its report name, and its outputSchema holds its real rows", async () => {
     const ajv = new Ajv({ strict: false });
     const res = await gw.request('/v1/tools?format=mcp', { as: admin });
     const tools = (
@@ -253,7 +254,9 @@ export const wrong: FunctionTool[] = ${JSON.stringify(bodies.openai)};
     ).tools;
     const failures: string[] = [];
     for (const tool of tools) {
-      expect(tool.title).toBeTruthy();
+      // the MCP title is the report's own name, as the admin wrote it
+      const report = DEMO_REPORTS.find((r) => `query_report_${r.id}` === tool.name);
+      expect(tool.title).toBe(report?.name);
       const call = await gw.request(`/v1/tools/${tool.name}/call`, {
         method: 'POST',
         as: admin,

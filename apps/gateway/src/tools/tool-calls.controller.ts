@@ -13,6 +13,7 @@ import {
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { gatewayConfig } from '../config/gateway.config';
+import { ApiAnswer, AUTHED } from '../http/openapi';
 import type { GatewayConfig } from '../config/gateway.config';
 import { parseCallBatch, resultMessages } from './provider-tool-calls';
 import type { CallText, ProviderCall } from './provider-tool-calls';
@@ -41,6 +42,7 @@ export class ToolCallsController {
     summary:
       'Run OpenAI tool_calls, Responses function_call items or Anthropic tool_use blocks in parallel; returns ready-to-append messages',
   })
+  @ApiAnswer({ schema: 'ToolCallsResponse', body: 'ToolCallsRequest', errors: [...AUTHED, 413] })
   async run(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<object> {
     const batch = parseCallBatch(body);
     if (!batch.ok) throw new BadRequestException(batch.message);
