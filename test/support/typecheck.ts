@@ -7,6 +7,13 @@ import ts from 'typescript';
  * in this project, and returns the compiler's diagnostics as text; empty means it compiles.
  */
 export async function typecheck(source: string): Promise<string[]> {
+  return (await typecheckByLine(source)).map((d) => d.message);
+}
+
+/** The same, with the 1-based line of the source each diagnostic is about. */
+export async function typecheckByLine(
+  source: string,
+): Promise<Array<{ line: number; message: string }>> {
   const root = path.resolve(__dirname, '../../.data');
   await mkdir(root, { recursive: true });
   const dir = await mkdtemp(path.join(root, 'typecheck-'));
@@ -23,9 +30,13 @@ export async function typecheck(source: string): Promise<string[]> {
       types: [],
       lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
     });
-    return ts
-      .getPreEmitDiagnostics(program)
-      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    return ts.getPreEmitDiagnostics(program).map((d) => ({
+      line:
+        d.file && d.start !== undefined
+          ? d.file.getLineAndCharacterOfPosition(d.start).line + 1
+          : 0,
+      message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+    }));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

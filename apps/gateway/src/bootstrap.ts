@@ -2,7 +2,7 @@ import { Metrics } from '@app/registry';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { DestinationStream, Logger } from 'pino';
 import { collectDefaultMetrics } from 'prom-client';
 import { AppModule } from './app.module';
@@ -10,6 +10,7 @@ import { gatewayConfig, loadSettings } from './config/gateway.config';
 import type { GatewayConfig, GatewaySettings } from './config/gateway.config';
 import { registerConsole } from './console/console-static';
 import { HotPaths } from './http/hot-paths';
+import { buildOpenApi } from './http/openapi';
 import { McpListHotPath } from './mcp/mcp-list.hot-path';
 import { installMcpRequestRules } from './mcp/mcp-request-rules';
 import { createLogger, PinoNestLogger } from './pipeline/logger';
@@ -46,15 +47,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<NestF
     }),
     { logger: new PinoNestLogger(logger), abortOnError: false },
   );
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Report tool gateway')
-      .setDescription('Report metadata in Postgres, served as per-user LLM tools')
-      .addBearerAuth()
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
+  SwaggerModule.setup('docs', app, buildOpenApi(app), { jsonDocumentUrl: 'docs/json' });
   installMcpRequestRules(app.getHttpAdapter().getInstance());
   await registerConsole(app, app.get<GatewayConfig>(gatewayConfig.KEY).console.directory);
   const metrics = app.get(Metrics);

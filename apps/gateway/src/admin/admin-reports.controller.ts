@@ -12,9 +12,11 @@ import {
   Res,
   UseGuards,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
+import { ApiAnswer, AUTHED } from '../http/openapi';
+import { schemaRef } from '../http/openapi-schemas';
 
 @ApiTags('admin')
 @ApiBearerAuth()
@@ -25,12 +27,14 @@ export class AdminReportsController {
 
   @Get()
   @ApiOperation({ summary: "Every report of the admin's tenant with its serving status" })
+  @ApiAnswer({ schema: 'AdminReportList' })
   async list(@CurrentPrincipal() admin: Principal) {
     return { reports: await this.reports.list(admin) };
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One report: the document PUT accepts, and its status' })
+  @ApiAnswer({ schema: 'AdminReport', errors: [...AUTHED, 404] })
   get(@CurrentPrincipal() admin: Principal, @Param('id') id: string): Promise<AdminReportView> {
     return this.reports.get(admin, id);
   }
@@ -39,12 +43,8 @@ export class AdminReportsController {
   @ApiOperation({
     summary: 'Create or replace a report (validated; a rejected write changes nothing: 422)',
   })
-  @ApiBody({
-    schema: {
-      type: 'object',
-      description: 'name, description, sql_template, category, status, filters[], fields[]',
-    },
-  })
+  @ApiAnswer({ schema: 'AdminReport', body: 'ReportDocument', errors: [...AUTHED, 413, 422] })
+  @ApiResponse({ status: 201, description: 'created', schema: schemaRef('AdminReport') })
   async put(
     @CurrentPrincipal() admin: Principal,
     @Param('id') id: string,
@@ -58,18 +58,24 @@ export class AdminReportsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a report (its tool leaves every list at once)' })
+  @ApiAnswer({ schema: null, status: 204, errors: [...AUTHED, 404] })
   async remove(@CurrentPrincipal() admin: Principal, @Param('id') id: string): Promise<void> {
     await this.reports.delete(admin, id);
   }
 
   @Post(':id/disable')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Stop serving a report (kept, can be enabled again)' })
+  @ApiAnswer({ schema: 'AdminReport', errors: [...AUTHED, 404] })
   disable(@CurrentPrincipal() admin: Principal, @Param('id') id: string): Promise<AdminReportView> {
     return this.reports.setStatus(admin, id, 'disabled');
   }
 
   @Post(':id/enable')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Serve a disabled report again' })
+  @ApiAnswer({ schema: 'AdminReport', errors: [...AUTHED, 404, 422] })
   enable(@CurrentPrincipal() admin: Principal, @Param('id') id: string): Promise<AdminReportView> {
     return this.reports.setStatus(admin, id, 'active');
   }

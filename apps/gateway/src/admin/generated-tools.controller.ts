@@ -4,6 +4,7 @@ import type { Principal } from '@app/registry';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
+import { ApiAnswer, AUTHED } from '../http/openapi';
 
 /**
  * Operator controls over generated tools (roles tool_reviewer or admin of the tenant). Every
@@ -22,6 +23,7 @@ export class GeneratedToolsController {
     summary:
       'Generated tools of your tenant: state, author, approver, smoke-tested or not, calls, error rate, last error',
   })
+  @ApiAnswer({ schema: 'GeneratedToolList' })
   list(
     @CurrentPrincipal() operator: Principal,
   ): Promise<{ meta_tool_enabled: boolean; tools: GeneratedToolView[] }> {
@@ -31,6 +33,7 @@ export class GeneratedToolsController {
   @Post(':name/disable')
   @HttpCode(200)
   @ApiOperation({ summary: 'Stop serving a generated tool (kept, can be enabled again)' })
+  @ApiAnswer({ schema: 'JsonObject', errors: [...AUTHED, 404] })
   disable(@CurrentPrincipal() operator: Principal, @Param('name') name: string) {
     return this.metaTool.setToolStatus(operator, name, 'disabled');
   }
@@ -38,6 +41,7 @@ export class GeneratedToolsController {
   @Post(':name/enable')
   @HttpCode(200)
   @ApiOperation({ summary: 'Serve a disabled generated tool again' })
+  @ApiAnswer({ schema: 'JsonObject', errors: [...AUTHED, 404] })
   enable(@CurrentPrincipal() operator: Principal, @Param('name') name: string) {
     return this.metaTool.setToolStatus(operator, name, 'active');
   }
@@ -47,6 +51,7 @@ export class GeneratedToolsController {
   @ApiOperation({
     summary: 'Delete a generated tool (row and file; the audit log keeps the whole record)',
   })
+  @ApiAnswer({ schema: null, status: 204, errors: [...AUTHED, 404] })
   async remove(
     @CurrentPrincipal() operator: Principal,
     @Param('name') name: string,
@@ -57,6 +62,7 @@ export class GeneratedToolsController {
   @Post('meta-tool/:state')
   @HttpCode(200)
   @ApiOperation({ summary: 'Switch meta_tool on or off for your tenant (state: enable|disable)' })
+  @ApiAnswer({ schema: 'JsonObject', body: 'JsonObject', bodyRequired: false })
   setTenant(
     @CurrentPrincipal() operator: Principal,
     @Param('state') state: string,

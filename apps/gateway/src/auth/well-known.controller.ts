@@ -5,6 +5,7 @@ import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
 import { publicBaseUrl, resourceMetadata } from './resource-metadata';
 import { AuthError, TokenVerifier } from './token-verifier';
+import { ApiAnswer } from '../http/openapi';
 
 /**
  * RFC 9728 metadata, public (no token): where MCP clients learn which authorization server
@@ -18,12 +19,14 @@ export class WellKnownController {
 
   @Get()
   @ApiOperation({ summary: 'OAuth protected resource metadata (RFC 9728)' })
+  @ApiAnswer({ schema: 'ResourceMetadata', errors: [] })
   root(@Req() request: FastifyRequest): object {
     return resourceMetadata(this.config, publicBaseUrl(this.config, request.headers));
   }
 
   @Get('mcp')
   @ApiOperation({ summary: 'OAuth protected resource metadata for /mcp (RFC 9728)' })
+  @ApiAnswer({ schema: 'ResourceMetadata', errors: [] })
   mcp(@Req() request: FastifyRequest): object {
     return resourceMetadata(this.config, publicBaseUrl(this.config, request.headers));
   }

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { ConsoleAdminService } from './console-admin.service';
+import { ApiAnswer } from '../http/openapi';
 
 /** changes within this window become one event */
 const COALESCE_MS = 50;
@@ -79,6 +80,7 @@ export class CatalogEventsController {
     summary:
       "Server-sent events: the admin's tenant catalog version, on connect and after every change",
   })
+  @ApiAnswer({ schema: 'EventStream', contentType: 'text/event-stream' })
   async events(
     @CurrentPrincipal() admin: Principal,
     @Req() request: FastifyRequest,

@@ -1,9 +1,10 @@
 import type { Principal } from '@app/registry';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { GatewayError } from '../errors';
 import { ConsoleAdminService } from './console-admin.service';
+import { ApiAnswer, ApiStringQuery, AUTHED } from '../http/openapi';
 
 function parseClaims(raw: string | undefined): Record<string, string> {
   const claims: Record<string, string> = {};
@@ -29,6 +30,7 @@ export class ConsoleAdminController {
 
   @Get('console/catalog')
   @ApiOperation({ summary: "Every report of the admin's tenant: status, why, contexts, version" })
+  @ApiAnswer({ schema: 'ConsoleView' })
   catalog(@CurrentPrincipal() admin: Principal) {
     return this.console.catalog(admin);
   }
@@ -39,6 +41,7 @@ export class ConsoleAdminController {
     summary:
       "Dry run of PUT: the guard's verdict with the offending part, the rendered tool in every format; writes nothing",
   })
+  @ApiAnswer({ schema: 'ConsoleView', body: 'ReportDocument', errors: [...AUTHED, 413] })
   validate(
     @CurrentPrincipal() admin: Principal,
     @Param('id') id: string,
@@ -53,16 +56,18 @@ export class ConsoleAdminController {
     summary:
       'Runs an unsaved report document read-only with sample arguments: {report, arguments} -> the first page',
   })
+  @ApiAnswer({ schema: 'ConsoleView', body: 'TryRequest', errors: [...AUTHED, 413, 422] })
   tryIt(@CurrentPrincipal() admin: Principal, @Param('id') id: string, @Body() body: unknown) {
     return this.console.tryIt(admin, id, body);
   }
 
   @Get('access/tools')
   @ApiOperation({ summary: 'The tool list a user (roles, claims) of your tenant gets' })
-  @ApiQuery({ name: 'user', required: true })
-  @ApiQuery({ name: 'roles', required: false, description: 'comma-separated token roles' })
-  @ApiQuery({ name: 'claims', required: false, description: 'name=value,...' })
-  @ApiQuery({ name: 'context', required: false })
+  @ApiStringQuery('user', 'the user id', { required: true, example: 'alice' })
+  @ApiStringQuery('roles', 'comma-separated token roles')
+  @ApiStringQuery('claims', 'name=value,...')
+  @ApiStringQuery('context', 'business context, e.g. SALES', { example: 'SALES' })
+  @ApiAnswer({ schema: 'ConsoleView' })
   accessTools(
     @CurrentPrincipal() admin: Principal,
     @Query('user') user?: string,
@@ -90,6 +95,7 @@ export class ConsoleAdminController {
   @ApiOperation({
     summary: "Reviewers: pending proposals with the static gate's findings, and past decisions",
   })
+  @ApiAnswer({ schema: 'ConsoleView' })
   review(@CurrentPrincipal() reviewer: Principal) {
     return this.console.review(reviewer);
   }
@@ -98,6 +104,7 @@ export class ConsoleAdminController {
   @ApiOperation({
     summary: "The tenant's catalog version, reports, calls per minute; this instance's caches",
   })
+  @ApiAnswer({ schema: 'ConsoleView' })
   health(@CurrentPrincipal() admin: Principal) {
     return this.console.health(admin);
   }

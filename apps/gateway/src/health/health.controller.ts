@@ -4,13 +4,15 @@ import { CatalogStore, DATABASE, Metrics, REDIS } from '@app/registry';
 import { SandboxedToolRunner } from '@app/meta-tool';
 import type { SandboxLayers } from '@app/meta-tool';
 import { Controller, Get, HttpCode, Inject, Optional, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Redis from 'ioredis';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
 import { errorBody, httpStatus } from '../errors';
 import { RequestPipeline } from '../pipeline/request-pipeline';
+import { ApiAnswer } from '../http/openapi';
+import { schemaRef } from '../http/openapi-schemas';
 
 @ApiTags('health')
 @Controller()
@@ -32,6 +34,8 @@ export class HealthController {
   /** Alive; and which layers of the generated-tool sandbox are active on this machine. */
   @Get('healthz')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Alive, and the generated-tool sandbox layers active here' })
+  @ApiAnswer({ schema: 'Health', errors: [] })
   health(): { status: 'ok'; sandbox?: SandboxLayers & { enabled: boolean } } {
     if (!this.sandbox) return { status: 'ok' };
     return {
@@ -46,6 +50,9 @@ export class HealthController {
    * not begun. Slow is not down: an unreachable database refuses or resets at once.
    */
   @Get('readyz')
+  @ApiOperation({ summary: 'Ready: the database answers and shutdown has not begun' })
+  @ApiAnswer({ schema: 'Readiness', errors: [] })
+  @ApiResponse({ status: 503, description: 'not ready', schema: schemaRef('Readiness') })
   async ready(@Res() reply: FastifyReply): Promise<void> {
     if (this.pipeline.isDraining) {
       await reply.status(503).send({ status: 'not ready', reason: 'shutting down' });
@@ -61,6 +68,8 @@ export class HealthController {
 
   /** Prometheus text; behind METRICS_TOKEN when set; on METRICS_PORT only when that is set. */
   @Get('metrics')
+  @ApiOperation({ summary: 'Prometheus metrics (behind METRICS_TOKEN when set)' })
+  @ApiAnswer({ schema: 'MetricsText', contentType: 'text/plain', errors: [401, 404] })
   async metricsText(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const { enabled, port } = this.config.metrics;
     if (!enabled || port !== undefined) {

@@ -1,9 +1,10 @@
 import { AccessExplainer } from '@app/registry';
 import type { AccessExplanation, Principal } from '@app/registry';
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { GatewayError } from '../errors';
+import { ApiAnswer, ApiStringQuery, AUTHED } from '../http/openapi';
 
 function parseClaims(raw: string | undefined): Record<string, string> {
   const claims: Record<string, string> = {};
@@ -31,19 +32,15 @@ export class AccessController {
     summary:
       'Why a tool is or is not in a tool list (admins may ask about another user of their tenant)',
   })
-  @ApiQuery({ name: 'tool', required: true })
-  @ApiQuery({ name: 'context', required: false })
-  @ApiQuery({ name: 'user', required: false, description: 'admins only: explain for this user' })
-  @ApiQuery({
-    name: 'roles',
-    required: false,
-    description: "admins only: that user's token roles, comma-separated",
+  @ApiStringQuery('tool', 'the tool name', {
+    required: true,
+    example: 'query_report_sales_by_region',
   })
-  @ApiQuery({
-    name: 'claims',
-    required: false,
-    description: "admins only: that user's claims, name=value,...",
-  })
+  @ApiStringQuery('context', 'business context, e.g. SALES', { example: 'SALES' })
+  @ApiStringQuery('user', 'admins only: explain for this user')
+  @ApiStringQuery('roles', "admins only: that user's token roles, comma-separated")
+  @ApiStringQuery('claims', "admins only: that user's claims, name=value,...")
+  @ApiAnswer({ schema: 'AccessExplanation', errors: [...AUTHED, 404] })
   explain(
     @CurrentPrincipal() viewer: Principal,
     @Query('tool') tool?: string,

@@ -2,9 +2,9 @@ import type { Principal } from '@app/registry';
 import { SelectionService } from '@app/selection';
 import type { SelectResponse } from '@app/selection';
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { TOOL_FORMATS } from '@app/templates';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
+import { ApiAnswer } from '../http/openapi';
 
 @ApiTags('tools')
 @ApiBearerAuth()
@@ -19,22 +19,7 @@ export class SelectController {
     summary:
       "The business contexts of a conversation and the caller's tools ranked for it, each with the words that matched",
   })
-  @ApiBody({
-    schema: {
-      type: 'object',
-      required: ['messages'],
-      properties: {
-        messages: {
-          type: 'array',
-          items: { type: 'object' },
-          description: 'OpenAI or Anthropic messages',
-        },
-        limit: { type: 'integer', minimum: 1, maximum: 50, default: 5 },
-        context: { type: 'string', description: 'keep to this business context' },
-        format: { type: 'string', enum: [...TOOL_FORMATS], default: 'openai' },
-      },
-    },
-  })
+  @ApiAnswer({ schema: 'SelectResponse', body: 'SelectRequest' })
   select(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SelectResponse> {
     return this.selection.select(principal, body);
   }

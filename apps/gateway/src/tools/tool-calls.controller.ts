@@ -7,6 +7,7 @@ import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { batchOutcomeOf, GatewayError } from '../errors';
 import type { ToolErrorOutcome } from '../errors';
 import { gatewayConfig } from '../config/gateway.config';
+import { ApiAnswer, AUTHED } from '../http/openapi';
 import type { GatewayConfig } from '../config/gateway.config';
 import { parseCallBatch, resultMessages } from './provider-tool-calls';
 import type { CallText, ProviderCall } from './provider-tool-calls';
@@ -33,6 +34,7 @@ export class ToolCallsController {
     summary:
       'Run OpenAI tool_calls, Responses function_call items or Anthropic tool_use blocks in parallel; returns ready-to-append messages',
   })
+  @ApiAnswer({ schema: 'ToolCallsResponse', body: 'ToolCallsRequest', errors: [...AUTHED, 413] })
   async run(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<object> {
     const batch = parseCallBatch(body);
     if (!batch.ok) throw new GatewayError('HTTP_400', batch.message);

@@ -15,11 +15,12 @@ import {
   Res,
   UseGuards,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { GatewayError } from '../errors';
 import { requestedContext } from '../http/hot-paths';
+import { ApiAnswer, ApiStringQuery, AUTHED } from '../http/openapi';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 import { parseCallRequest } from './call-body';
 import { restResult } from './tool-call.hot-path';
@@ -48,15 +49,17 @@ export class ToolsController {
 
   @Get()
   @ApiOperation({ summary: "The caller's tools, in the requested provider format" })
-  @ApiQuery({ name: 'format', required: false, enum: REQUESTED_FORMATS })
-  @ApiQuery({
-    name: 'strict',
-    required: false,
-    enum: ['true', 'false'],
-    description: 'provider strict mode (openai, openai-responses, anthropic)',
+  @ApiStringQuery('format', 'provider format of the list (default openai)', {
+    enum: REQUESTED_FORMATS,
   })
-  @ApiQuery({ name: 'context', required: false, description: 'business context, e.g. SALES' })
-  @ApiHeader({ name: 'X-Business-Context', required: false })
+  @ApiStringQuery('strict', 'provider strict mode (openai, openai-responses, anthropic)', {
+    enum: ['true', 'false'],
+  })
+  @ApiStringQuery('context', 'business context, e.g. SALES (or the X-Business-Context header)', {
+    example: 'SALES',
+  })
+  @ApiHeader({ name: 'X-Business-Context', required: false, schema: { type: 'string' } })
+  @ApiAnswer({ schema: 'ToolList', description: 'the tools, in the requested format' })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Req() request: FastifyRequest,
@@ -80,7 +83,15 @@ export class ToolsController {
   @ApiOperation({
     summary: 'Run a tool; tool-level failures come back as is_error, not HTTP errors',
   })
-  @ApiQuery({ name: 'encoding', required: false, enum: ['objects', 'compact'] })
+  @ApiStringQuery('encoding', 'rows as objects (default) or as arrays after the columns', {
+    enum: ['objects', 'compact'],
+  })
+  @ApiAnswer({
+    schema: 'ToolResult',
+    body: 'CallRequest',
+    bodyRequired: false,
+    errors: [...AUTHED, 404, 413],
+  })
   async call(
     @CurrentPrincipal() principal: Principal,
     @Param('name') name: string,

@@ -1,0 +1,247 @@
+import { REPORT_DOCUMENT_SCHEMA, TOOL_FORMATS } from '@app/templates';
+
+/**
+ * The JSON Schemas of the REST API (OpenAPI 3.1 components), written for clients that
+ * generate types from /docs/json (openapi-typescript, openapi-fetch): every answer, request
+ * body and error has one. Free-form objects say `additionalProperties: true`, so generators
+ * type them as records of unknown values, never `Record<string, never>`.
+ */
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str = { type: 'string' };
+const int = { type: 'integer' };
+const bool = { type: 'boolean' };
+const anyObject = { type: 'object', additionalProperties: true };
+const obj = (properties: Record<string, Schema>, required: string[] = Object.keys(properties)) => ({
+  type: 'object',
+  properties,
+  required,
+});
+const list = (items: Schema): Schema => ({ type: 'array', items });
+
+/** A JSON Schema a tool takes or returns; any keywords. */
+const JsonSchema = { ...anyObject, description: 'a JSON Schema (draft 2020-12)' };
+
+const TOOL_SHAPES: Record<string, Schema> = {
+  OpenAiTool: {
+    description: 'Chat Completions tool (format=openai)',
+    ...obj({
+      type: { type: 'string', enum: ['function'] },
+      function: obj({ name: str, description: str, parameters: JsonSchema, strict: bool }, [
+        'name',
+        'parameters',
+      ]),
+    }),
+  },
+  ResponsesTool: {
+    description: 'Responses API FunctionTool (format=openai-responses)',
+    ...obj(
+      {
+        type: { type: 'string', enum: ['function'] },
+        name: str,
+        description: str,
+        parameters: JsonSchema,
+        strict: bool,
+      },
+      ['type', 'name', 'parameters', 'strict'],
+    ),
+  },
+  AnthropicTool: {
+    description: 'Anthropic Messages tool (format=anthropic)',
+    ...obj({ name: str, description: str, input_schema: JsonSchema, strict: bool }, [
+      'name',
+      'input_schema',
+    ]),
+  },
+  GeminiFunctionDeclaration: {
+    description: 'Gemini FunctionDeclaration (format=gemini)',
+    ...obj({ name: str, description: str, parametersJsonSchema: JsonSchema }, [
+      'name',
+      'parametersJsonSchema',
+    ]),
+  },
+  McpTool: {
+    description: 'MCP Tool (format=mcp)',
+    ...obj(
+      {
+        name: str,
+        title: str,
+        description: str,
+        inputSchema: JsonSchema,
+        outputSchema: JsonSchema,
+        annotations: anyObject,
+      },
+      ['name', 'inputSchema'],
+    ),
+  },
+};
+
+const RESULTS: Record<string, Schema> = {
+  ErrorBody: {
+    description: 'every HTTP error of the REST API',
+    ...obj(
+      {
+        error: obj(
+          {
+            code: { ...str, examples: ['HTTP_400', 'UNAUTHENTICATED', 'TOOL_NOT_FOUND'] },
+            message: str,
+            details: anyObject,
+          },
+          ['code', 'message'],
+        ),
+        trace_id: str,
+      },
+      ['error'],
+    ),
+  },
+  ToolList: {
+    ...obj({ tools: list({ oneOf: Object.keys(TOOL_SHAPES).map(ref) }) }),
+    additionalProperties: true,
+  },
+  ResultPage: obj({
+    columns: list(obj({ name: str, type: str })),
+    rows: list(anyObject),
+    page: int,
+    page_size: int,
+    has_more: bool,
+  }),
+  CompactPage: obj({
+    encoding: { type: 'string', enum: ['compact'] },
+    columns: list(obj({ name: str, type: str })),
+    rows: list(list({})),
+    page: int,
+    page_size: int,
+    has_more: bool,
+  }),
+  ToolError: obj({ code: str, message: str }),
+  ToolSuccess: obj(
+    {
+      tool: str,
+      is_error: { type: 'boolean', enum: [false] },
+      result: { oneOf: [ref('ResultPage'), ref('CompactPage'), anyObject] },
+      text: { ...str, description: "a built-in or generated tool's text for the model" },
+      trace_id: str,
+      meta: obj({ untrusted_data: { type: 'boolean', enum: [true] }, notice: str }),
+    },
+    ['tool', 'is_error', 'result'],
+  ),
+  ToolFailure: obj(
+    {
+      tool: str,
+      is_error: { type: 'boolean', enum: [true] },
+      error: ref('ToolError'),
+      trace_id: str,
+    },
+    ['tool', 'is_error', 'error'],
+  ),
+  ToolResult: { oneOf: [ref('ToolSuccess'), ref('ToolFailure')] },
+};
+
+const REQUESTS: Record<string, Schema> = {
+  CallRequest: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      arguments: {
+        description: "the tool's arguments, as an object or as the JSON string OpenAI sends",
+        oneOf: [anyObject, str],
+      },
+      encoding: { type: 'string', enum: ['objects', 'compact'] },
+    },
+  },
+  ToolCallsRequest: {
+    description:
+      'the assistant message (OpenAI tool_calls), the Responses output, or the Anthropic message, as the provider returned it',
+    oneOf: [
+      { ...obj({ tool_calls: list(anyObject) }), additionalProperties: true },
+      { ...obj({ output: list(anyObject) }), additionalProperties: true },
+      { ...obj({ content: list(anyObject) }), additionalProperties: true },
+    ],
+  },
+  ToolCallsResponse: obj(
+    {
+      format: { type: 'string', enum: ['openai', 'openai-responses', 'anthropic'] },
+      messages: { ...list(anyObject), description: 'openai: role "tool" messages' },
+      input: { ...list(anyObject), description: 'openai-responses: function_call_output items' },
+      message: { ...anyObject, description: 'anthropic: one user message of tool_result blocks' },
+      results: list({ allOf: [obj({ id: str }), ref('ToolResult')] }),
+    },
+    ['format', 'results'],
+  ),
+  SelectRequest: obj(
+    {
+      messages: { ...list(anyObject), description: 'OpenAI or Anthropic messages' },
+      limit: { type: 'integer', minimum: 1, maximum: 50, default: 5 },
+      context: { ...str, description: 'keep to this business context' },
+      format: { type: 'string', enum: [...TOOL_FORMATS], default: 'openai' },
+    },
+    ['messages'],
+  ),
+  SelectResponse: obj({
+    contexts: list(anyObject),
+    ranking: list(obj({ name: str, score: { type: 'number' }, matched: list(str) })),
+    tools: list(anyObject),
+  }),
+  ReportDocument: REPORT_DOCUMENT_SCHEMA as unknown as Schema,
+  RejectRequest: { ...obj({ reason: { ...str, maxLength: 500 } }, []), additionalProperties: true },
+  TryRequest: obj({ report: ref('ReportDocument'), arguments: anyObject }, ['report']),
+};
+
+const OTHERS: Record<string, Schema> = {
+  ResourceMetadata: obj(
+    {
+      resource: str,
+      authorization_servers: list(str),
+      bearer_methods_supported: list(str),
+      resource_name: str,
+      resource_documentation: str,
+      resource_signing_alg_values_supported: list(str),
+    },
+    ['resource', 'bearer_methods_supported'],
+  ),
+  Health: { ...obj({ status: { type: 'string', enum: ['ok'] }, sandbox: anyObject }, ['status']) },
+  Readiness: obj(
+    {
+      status: { type: 'string', enum: ['ready', 'not ready'] },
+      database: str,
+      catalog_listener: str,
+      reason: str,
+    },
+    ['status'],
+  ),
+  AdminReport: obj({
+    report: ref('ReportDocument'),
+    status: obj(
+      { served: bool, reason: str, problems: list(anyObject), version: int, updated_at: str },
+      ['served', 'version', 'updated_at'],
+    ),
+  }),
+  AdminReportList: obj({ reports: list(anyObject) }),
+  GeneratedToolList: obj({ meta_tool_enabled: bool, tools: list(anyObject) }),
+  ProposalList: obj({ proposals: list(ref('Proposal')) }),
+  Proposal: { ...obj({ id: str }), additionalProperties: true },
+  Decision: { ...anyObject, description: 'the outcome of a review decision' },
+  AccessExplanation: {
+    ...obj({ tool: str }),
+    additionalProperties: true,
+    description: 'whether the tool is listed, and every check that decided it',
+  },
+  ConsoleView: { ...anyObject, description: 'an admin console read (see docs/console.md)' },
+  JsonObject: anyObject,
+  EventStream: {
+    ...str,
+    description:
+      'server-sent events: `event: catalog` with `data: {"version":N}`, then keep-alives',
+  },
+  MetricsText: { ...str, description: 'Prometheus text exposition format' },
+};
+
+export const OPENAPI_SCHEMAS: Record<string, Schema> = {
+  ...TOOL_SHAPES,
+  ...RESULTS,
+  ...REQUESTS,
+  ...OTHERS,
+};
+
+export { ref as schemaRef };
