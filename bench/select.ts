@@ -81,6 +81,7 @@ const plain = build({
   typoTolerance: false,
   businessSynonyms: false,
   wordnet: false,
+  countries: false,
   conversation: false,
 });
 

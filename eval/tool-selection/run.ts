@@ -203,6 +203,7 @@ const ablationsAll: Array<[string, ToolSearchIndex]> = [
         typoTolerance: false,
         businessSynonyms: false,
         wordnet: false,
+        countries: false,
         conversation: false,
       },
       false,
