@@ -96,6 +96,11 @@ function indexed(doc: SearchDoc): IndexedDoc {
   };
 }
 
+function matchedWords(queryTerms: string[], query: WeightedQuery): string[] {
+  if (queryTerms.length === 0) return ['(called earlier)'];
+  return [...new Set(queryTerms.map((t) => query.labels.get(t) ?? t))].sort();
+}
+
 interface HeldDoc {
   doc: SearchDoc;
   indexed: IndexedDoc;
@@ -219,23 +224,21 @@ export class ToolSearchIndex {
             weights: { fuzzy: 0.45, prefix: 0.35 },
             filter: (result) => allowed(result.id as string),
           });
-    const hits = new Map<string, SearchHit>();
-    for (const r of results) {
-      const matched = new Set<string>();
-      for (const term of r.queryTerms) matched.add(query.labels.get(term) ?? term);
-      hits.set(r.id as string, {
-        name: r.id as string,
-        score: r.score * this.titleCoverage(r.id as string, query),
-        matched: [...matched].sort(),
-      });
-    }
+    // the words that matched are spelled out for the top `limit` only: the rest are dropped
+    const ranked = results.map((r) => ({
+      name: r.id as string,
+      score: r.score * this.titleCoverage(r.id as string, query),
+      queryTerms: r.queryTerms,
+    }));
+    const seen = new Set(ranked.map((r) => r.name));
     // a tool called earlier in the conversation stays a candidate even when no word matches it
     for (const [name, boost] of query.toolBoosts) {
-      if (hits.has(name) || !this.docs.has(name) || !allowed(name)) continue;
-      hits.set(name, { name, score: boost - 1, matched: ['(called earlier)'] });
+      if (seen.has(name) || !this.docs.has(name) || !allowed(name)) continue;
+      ranked.push({ name, score: boost - 1, queryTerms: [] });
     }
-    return [...hits.values()]
+    return ranked
       .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .slice(0, limit);
+      .slice(0, limit)
+      .map((r) => ({ name: r.name, score: r.score, matched: matchedWords(r.queryTerms, query) }));
   }
 }
