@@ -100,8 +100,8 @@ const OWN_WORD_SYNONYM_FACTOR = 0;
 
 /**
  * Puts a word's (or phrase's) synonyms that the catalog uses in the query. They share the
- * word's credit: a report matching five synonyms of one word is not five times as likely as
- * one matching one ("problems" ~ ticket, case, issue, request).
+ * word's credit: each gets 1/sqrt(n) of it, so a report matching four synonyms of one word
+ * ("problems" ~ ticket, case, issue, request) counts twice, not four times, one matching one.
  */
 function expand(
   word: string,
