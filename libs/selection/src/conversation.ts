@@ -1,7 +1,8 @@
 import { SelectionError } from './errors';
 import type { RankingOptions, WeightedQuery } from './search-index';
 import { isStopWord, stem, words } from './text';
-import type { Vocabulary } from './vocabulary';
+import { MAX_PHRASE_WORDS } from './vocabulary';
+import type { Expansion, Vocabulary } from './vocabulary';
 
 /** What the ranking reads of a conversation. */
 export interface Conversation {
@@ -98,6 +99,24 @@ const CALL_BOOSTS = [1.25, 1.1, 1.05];
 const OWN_WORD_SYNONYM_FACTOR = 0;
 
 /**
+ * Puts a word's (or phrase's) synonyms that the catalog uses in the query. They share the
+ * word's credit: each gets 1/sqrt(n) of it, so a report matching four synonyms of one word
+ * ("problems" ~ ticket, case, issue, request) counts twice, not four times, one matching one.
+ */
+function expand(
+  word: string,
+  expansions: Expansion[],
+  weight: number,
+  knows: ((term: string) => boolean) | undefined,
+  put: (term: string, weight: number, label: string) => void,
+): void {
+  const useful = knows ? expansions.filter((e) => knows(e.term)) : expansions;
+  if (useful.length === 0) return;
+  const share = weight / Math.sqrt(useful.length);
+  for (const e of useful) put(e.term, e.weight * share, `${word}~${e.term}`);
+}
+
+/**
  * The weighted query for a conversation: the last user turn counts fully, earlier ones
  * less; every word brings its synonyms at a lower weight; tools called earlier get a boost.
  */
@@ -105,7 +124,8 @@ export function conversationQuery(
   conversation: Conversation,
   vocabulary: Vocabulary,
   options: RankingOptions,
-  knows: (term: string) => boolean = () => false,
+  /** whether some tool's metadata uses a term; unknown: every word counts as the user's own */
+  knows?: (term: string) => boolean,
 ): WeightedQuery {
   const weights = new Map<string, number>();
   const labels = new Map<string, string>();
@@ -121,18 +141,25 @@ export function conversationQuery(
     .reverse()
     .forEach((text, back) => {
       const weight = TURN_WEIGHTS[Math.min(back, TURN_WEIGHTS.length - 1)];
-      for (const word of words(text)) {
+      const all = words(text);
+      for (const word of all) {
         if (isStopWord(word)) continue;
         const term = options.stemming ? stem(word) : word;
         put(term, weight, word);
         own.add(term);
         // a word the catalog itself uses mostly means what it says there; a word it does not
         // use (the user's own word, "quit") leans on its synonyms
-        const trust = knows(term) ? OWN_WORD_SYNONYM_FACTOR : 1;
-        if (trust > 0)
-          for (const e of vocabulary.expand(word))
-            put(e.term, weight * e.weight * trust, `${word}~${e.term}`);
+        const known = knows?.(term) ?? false;
+        if (known && OWN_WORD_SYNONYM_FACTOR === 0) continue;
+        const trust = known ? OWN_WORD_SYNONYM_FACTOR : 1;
+        expand(word, vocabulary.expand(word), weight * trust, knows, put);
       }
+      // phrases the vocabulary knows ("how long", "united kingdom"), stop words included
+      for (let n = 2; n <= MAX_PHRASE_WORDS; n++)
+        for (let i = 0; i + n <= all.length; i++) {
+          const phrase = all.slice(i, i + n).join(' ');
+          expand(phrase, vocabulary.expandPhrase(phrase), weight, knows, put);
+        }
     });
   const toolBoosts = new Map<string, number>();
   if (options.conversation) {

@@ -9,4 +9,5 @@ export * from './disclosure-tools';
 export * from './disclosure';
 export * from './selection.module';
 export * from './selection.service';
+export * from './select-request';
 export * from './wordnet';

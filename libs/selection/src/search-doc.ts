@@ -10,8 +10,10 @@ export interface SearchDoc {
   category: string;
   /** business contexts the tool belongs to */
   contexts: string[];
-  /** filter names, descriptions and enum values */
+  /** filter names and descriptions */
   filters: string;
+  /** the filters' enum values: a value the user names ("travel", "chat") is a strong hint */
+  values: string;
   /** output field names and descriptions */
   fields: string;
   /** author-supplied words for the report (optional metadata) */
@@ -35,9 +37,8 @@ export function reportSearchDoc(
   report: ReportMetadata,
   contexts: readonly string[],
 ): SearchDoc {
-  const filters = report.filters
-    .map((f) => [f.name, f.description, ...(f.enumValues ?? [])].join(' '))
-    .join(' ');
+  const filters = report.filters.map((f) => `${f.name} ${f.description}`).join(' ');
+  const values = report.filters.flatMap((f) => f.enumValues ?? []).join(' ');
   const fields = report.fields.map((f) => `${f.name} ${f.description}`).join(' ');
   const sorted = [...contexts].sort();
   return {
@@ -47,6 +48,7 @@ export function reportSearchDoc(
     category: report.category,
     contexts: sorted,
     filters,
+    values,
     fields,
     synonyms: report.synonyms ?? [],
     examples: report.exampleQuestions ?? [],
@@ -71,6 +73,7 @@ export function toolSearchDoc(
     filters: Object.keys(
       (definition.inputSchema as { properties?: Record<string, unknown> }).properties ?? {},
     ).join(' '),
+    values: '',
     fields: '',
     synonyms: [],
     examples: [],

@@ -1,7 +1,7 @@
 import MiniSearch from 'minisearch';
 import type { SearchResult } from 'minisearch';
 import type { SearchDoc } from './search-doc';
-import { isStopWord, stem, words } from './text';
+import { isStopWord, stem, terms, words } from './text';
 
 /** What each part of the ranking may use; every switch is measured in the eval's ablations. */
 export interface RankingOptions {
@@ -12,6 +12,8 @@ export interface RankingOptions {
   businessSynonyms: boolean;
   /** WordNet synonyms */
   wordnet: boolean;
+  /** country names to the ISO codes catalogs store ("Germany" -> de) */
+  countries: boolean;
   /** earlier user turns and tool calls already made count; else only the last user turn */
   conversation: boolean;
 }
@@ -21,6 +23,7 @@ export const DEFAULT_RANKING: RankingOptions = {
   typoTolerance: true,
   businessSynonyms: true,
   wordnet: true,
+  countries: true,
   conversation: true,
 };
 
@@ -50,6 +53,7 @@ const FIELDS = [
   'context',
   'description',
   'filters',
+  'values',
   'fields',
 ];
 const BOOST = {
@@ -60,6 +64,7 @@ const BOOST = {
   context: 1,
   description: 1,
   filters: 0.5,
+  values: 1,
   fields: 0.5,
 };
 
@@ -72,6 +77,7 @@ interface IndexedDoc {
   context: string;
   description: string;
   filters: string;
+  values: string;
   fields: string;
 }
 
@@ -85,9 +91,25 @@ function indexed(doc: SearchDoc): IndexedDoc {
     context: [doc.category, ...doc.contexts].join(' '),
     description: doc.description,
     filters: doc.filters,
+    values: doc.values,
     fields: doc.fields,
   };
 }
+
+function matchedWords(queryTerms: string[], query: WeightedQuery): string[] {
+  if (queryTerms.length === 0) return ['(called earlier)'];
+  return [...new Set(queryTerms.map((t) => query.labels.get(t) ?? t))].sort();
+}
+
+interface HeldDoc {
+  doc: SearchDoc;
+  indexed: IndexedDoc;
+  /** the title's index terms, once each: how much of the title a query covers */
+  titleTerms: string[];
+}
+
+/** How much a tool whose title the query covers entirely gains over one it covers not at all. */
+const TITLE_COVERAGE = 0.5;
 
 /**
  * A full-text index (MiniSearch: BM25, prefix and fuzzy matching) over one tenant's tools.
@@ -97,7 +119,7 @@ function indexed(doc: SearchDoc): IndexedDoc {
  */
 export class ToolSearchIndex {
   private readonly search_: MiniSearch<IndexedDoc>;
-  private readonly docs = new Map<string, { doc: SearchDoc; indexed: IndexedDoc }>();
+  private readonly docs = new Map<string, HeldDoc>();
   /** how many docs hold each term (any field): tells a catalog word from a user's own word */
   private readonly termDocs = new Map<string, number>();
 
@@ -150,7 +172,11 @@ export class ToolSearchIndex {
         this.count(held.indexed, -1);
         changed++;
       } else added++;
-      const entry = { doc, indexed: indexed(doc) };
+      const entry = {
+        doc,
+        indexed: indexed(doc),
+        titleTerms: [...new Set(terms(doc.title, this.options.stemming))],
+      };
       this.search_.add(entry.indexed);
       this.count(entry.indexed, 1);
       this.docs.set(doc.name, entry);
@@ -163,6 +189,19 @@ export class ToolSearchIndex {
       removed++;
     }
     return { added, changed, removed };
+  }
+
+  /**
+   * Near-duplicates ("Revenue by region" and "Revenue by region and channel") match the same
+   * words; the one whose title the question covers best (says least the user did not ask
+   * for) goes first.
+   */
+  private titleCoverage(name: string, query: WeightedQuery): number {
+    const titleTerms = this.docs.get(name)?.titleTerms ?? [];
+    if (titleTerms.length === 0) return 1;
+    let covered = 0;
+    for (const t of titleTerms) covered += Math.min(1, query.weights.get(t) ?? 0);
+    return 1 + (TITLE_COVERAGE * covered) / titleTerms.length;
   }
 
   /** Ranked tools for a weighted query, only among `allowed` ones; ties go by name. */
@@ -185,23 +224,21 @@ export class ToolSearchIndex {
             weights: { fuzzy: 0.45, prefix: 0.35 },
             filter: (result) => allowed(result.id as string),
           });
-    const hits = new Map<string, SearchHit>();
-    for (const r of results) {
-      const matched = new Set<string>();
-      for (const term of r.queryTerms) matched.add(query.labels.get(term) ?? term);
-      hits.set(r.id as string, {
-        name: r.id as string,
-        score: r.score,
-        matched: [...matched].sort(),
-      });
-    }
+    // the words that matched are spelled out for the top `limit` only: the rest are dropped
+    const ranked = results.map((r) => ({
+      name: r.id as string,
+      score: r.score * this.titleCoverage(r.id as string, query),
+      queryTerms: r.queryTerms,
+    }));
+    const seen = new Set(ranked.map((r) => r.name));
     // a tool called earlier in the conversation stays a candidate even when no word matches it
     for (const [name, boost] of query.toolBoosts) {
-      if (hits.has(name) || !this.docs.has(name) || !allowed(name)) continue;
-      hits.set(name, { name, score: boost - 1, matched: ['(called earlier)'] });
+      if (seen.has(name) || !this.docs.has(name) || !allowed(name)) continue;
+      ranked.push({ name, score: boost - 1, queryTerms: [] });
     }
-    return [...hits.values()]
+    return ranked
       .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .slice(0, limit);
+      .slice(0, limit)
+      .map((r) => ({ name: r.name, score: r.score, matched: matchedWords(r.queryTerms, query) }));
   }
 }

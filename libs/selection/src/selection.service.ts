@@ -1,9 +1,10 @@
 import { accessSubject, CatalogService, RegistryError, ToolCallService } from '@app/registry';
 import type { Principal, ServedTool, TenantCatalog, ToolCallOutcome } from '@app/registry';
-import { ArgumentValidator, formatTool, isToolFormat, TOOL_FORMATS } from '@app/templates';
-import type { ToolFormat } from '@app/templates';
+import { ArgumentValidator, formatTool } from '@app/templates';
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { parseConversation } from './conversation';
+import { parseSelectRequest, SELECT_LIMIT_DEFAULT } from './select-request';
 import { DisclosurePolicy } from './disclosure';
 import {
   CALL_TOOL,
@@ -12,23 +13,12 @@ import {
   DISCLOSURE_TOOL_NAMES,
   SEARCH_TOOLS,
 } from './disclosure-tools';
-import { SelectionError } from './errors';
 import { oneLine, reportSearchDoc, toolSearchDoc } from './search-doc';
 import type { SearchDoc } from './search-doc';
 import { ToolSearchIndex } from './search-index';
 import type { SearchHit } from './search-index';
 import { searchTools, selectTools } from './selector';
 import type { DetectedContext } from './selector';
-
-export const SELECT_LIMIT_DEFAULT = 5;
-export const SELECT_LIMIT_MAX = 50;
-
-export interface SelectRequest {
-  messages: unknown;
-  limit?: number;
-  context?: string;
-  format?: ToolFormat;
-}
 
 export interface SelectResponse {
   contexts: DetectedContext[];
@@ -48,6 +38,15 @@ const validators = new Map(
   DISCLOSURE_TOOLS.map((d) => [d.name, new ArgumentValidator(d.inputSchema, [])]),
 );
 
+/** A caller's visible tools by name, and the catalog they came from. */
+interface HeldToolset {
+  catalog: TenantCatalog;
+  byName: Map<string, ServedTool>;
+}
+
+/** how many visible sets (toolset keys) are held at once */
+const TOOLSETS_HELD = 500;
+
 /** The tenant's index and the catalog it was last brought up to date with. */
 interface HeldIndex {
   catalog: TenantCatalog;
@@ -64,6 +63,7 @@ interface HeldIndex {
 @Injectable()
 export class SelectionService {
   private readonly held = new Map<string, HeldIndex>();
+  private readonly toolsets = new LRUCache<string, HeldToolset>({ max: TOOLSETS_HELD });
 
   constructor(
     private readonly catalog: CatalogService,
@@ -87,20 +87,30 @@ export class SelectionService {
     return index;
   }
 
+  /**
+   * The caller's visible tools by name, computed once per toolset key (tenant, catalog
+   * version, permission set, context) rather than per request: a new catalog version is a
+   * new key, so a hot-added report is in the next answer.
+   */
   private async visible(principal: Principal, context: string | undefined) {
-    const visible = await this.catalog.visibleSet(principal, context);
-    const allowed = new Set(visible.tools.map((t) => t.definition.name));
-    const index = await this.index(principal.tenantId, visible.catalog);
-    return { visible, allowed, index };
+    const key = await this.catalog.toolsetKeyFor(principal, context);
+    let held = this.toolsets.get(key);
+    if (!held) {
+      const visible = await this.catalog.visibleSet(principal, context);
+      const byName = new Map(visible.tools.map((t) => [t.definition.name, t]));
+      held = { catalog: visible.catalog, byName };
+      this.toolsets.set(visible.key, held);
+    }
+    const index = await this.index(principal.tenantId, held.catalog);
+    return { byName: held.byName, index };
   }
 
   async select(principal: Principal, body: unknown): Promise<SelectResponse> {
     const request = parseSelectRequest(body);
     const conversation = parseConversation(request.messages);
-    const { visible, allowed, index } = await this.visible(principal, request.context);
+    const { byName, index } = await this.visible(principal, request.context);
     const limit = request.limit ?? SELECT_LIMIT_DEFAULT;
-    const selection = selectTools(index, conversation, (n) => allowed.has(n), limit);
-    const byName = new Map(visible.tools.map((t) => [t.definition.name, t]));
+    const selection = selectTools(index, conversation, (n) => byName.has(n), limit);
     const format = request.format ?? 'openai';
     return {
       contexts: selection.contexts,
@@ -152,8 +162,8 @@ export class SelectionService {
     limit: number,
     context: string | undefined,
   ): Promise<SelectionCallOutcome> {
-    const { allowed, index } = await this.visible(principal, context);
-    const hits: SearchHit[] = searchTools(index, query, (n) => allowed.has(n), limit);
+    const { byName, index } = await this.visible(principal, context);
+    const hits: SearchHit[] = searchTools(index, query, (n) => byName.has(n), limit);
     const tools = hits.map((h) => {
       const doc = index.doc(h.name)!;
       return { name: h.name, title: doc.title, description: oneLine(doc.description) };
@@ -218,41 +228,4 @@ function searchDoc(catalog: TenantCatalog, tool: ServedTool): SearchDoc {
   if (tool.kind === 'report')
     return reportSearchDoc(tool.definition.name, tool.report.report, contexts);
   return toolSearchDoc(tool.definition, accessSubject(tool).category, contexts);
-}
-
-const SELECT_KEYS = new Set(['messages', 'limit', 'context', 'format']);
-
-/** The request body of POST /v1/tools/select, or a coded refusal naming the field. */
-export function parseSelectRequest(body: unknown): SelectRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new SelectionError('INVALID_SELECT_REQUEST', 'the body must be a JSON object');
-  const input = body as Record<string, unknown>;
-  const extra = Object.keys(input).filter((k) => !SELECT_KEYS.has(k));
-  if (extra.length > 0)
-    throw new SelectionError(
-      'INVALID_SELECT_REQUEST',
-      `unknown field(s) ${extra.join(', ')}; allowed: messages, limit, context, format`,
-    );
-  const { limit, context, format } = input;
-  if (
-    limit !== undefined &&
-    (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > SELECT_LIMIT_MAX)
-  )
-    throw new SelectionError(
-      'INVALID_SELECT_REQUEST',
-      `limit must be an integer from 1 to ${SELECT_LIMIT_MAX}; got ${JSON.stringify(limit)}`,
-    );
-  if (context !== undefined && (typeof context !== 'string' || context === ''))
-    throw new SelectionError('INVALID_SELECT_REQUEST', 'context must be a non-empty string');
-  if (format !== undefined && (typeof format !== 'string' || !isToolFormat(format)))
-    throw new SelectionError(
-      'INVALID_SELECT_REQUEST',
-      `format must be one of ${TOOL_FORMATS.join(', ')}; got ${JSON.stringify(format)}`,
-    );
-  return {
-    messages: input.messages,
-    limit: limit as number | undefined,
-    context: context as string | undefined,
-    format: format as ToolFormat | undefined,
-  };
 }

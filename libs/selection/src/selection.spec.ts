@@ -24,6 +24,7 @@ function doc(
     category: 'c',
     contexts: ['CTX'],
     filters: '',
+    values: '',
     fields: '',
     synonyms: [],
     examples: [],

@@ -23,11 +23,11 @@ const vocabularies = new Map<string, Vocabulary>();
 
 /** One vocabulary per set of options, built on first use. */
 export function vocabularyFor(index: ToolSearchIndex): Vocabulary {
-  const { businessSynonyms, wordnet, stemming } = index.options;
-  const key = `${businessSynonyms}:${wordnet}:${stemming}`;
+  const { businessSynonyms, wordnet, countries, stemming } = index.options;
+  const key = `${businessSynonyms}:${wordnet}:${countries}:${stemming}`;
   let vocabulary = vocabularies.get(key);
   if (!vocabulary) {
-    vocabulary = new Vocabulary({ business: businessSynonyms, wordnet, stemming });
+    vocabulary = new Vocabulary({ business: businessSynonyms, wordnet, countries, stemming });
     vocabularies.set(key, vocabulary);
   }
   return vocabulary;

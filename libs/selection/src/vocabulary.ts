@@ -7,7 +7,7 @@ export interface Expansion {
   term: string;
   weight: number;
   /** where the equivalence comes from */
-  source: 'business' | 'wordnet' | 'report';
+  source: 'business' | 'wordnet' | 'country' | 'report';
 }
 
 /** libs/selection/data: beside src when run from source, four levels up from dist/libs/selection/src */
@@ -19,6 +19,12 @@ const DATA =
 /** business groups are written for this domain; WordNet's senses are broad */
 export const BUSINESS_WEIGHT = 0.6;
 export const WORDNET_WEIGHT = 0.3;
+/** a business phrase ("how many", "how long") says less than a word: it is often filler */
+export const BUSINESS_PHRASE_WEIGHT = 0.3;
+/** a country's name and its ISO code mean the same thing */
+export const COUNTRY_WEIGHT = 0.8;
+/** the longest phrase (in words) the vocabulary holds */
+export const MAX_PHRASE_WORDS = 4;
 
 interface BusinessFile {
   version: number;
@@ -39,7 +45,7 @@ export function businessVocabulary(): string[][] {
     const file = JSON.parse(
       readFileSync(join(DATA, 'business-synonyms.json'), 'utf8'),
     ) as BusinessFile;
-    businessGroups = file.groups.map((g) => g.filter((w) => !w.includes(' ')));
+    businessGroups = file.groups;
   }
   return businessGroups;
 }
@@ -55,9 +61,36 @@ export function wordNetVocabulary(): Map<string, string[]> {
   return wordNet;
 }
 
+/**
+ * Country names (with their usual aliases: "UK", "Great Britain") -> ISO 3166-1 alpha-2 code,
+ * lower-cased, from the i18n-iso-countries package: catalogs store codes, users say names.
+ */
+export function countryNames(): Map<string, string> {
+  if (!countries) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const lib = require('i18n-iso-countries') as {
+      registerLocale: (data: unknown) => void;
+      getNames: (lang: string, options: { select: 'all' }) => Record<string, string[]>;
+    };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    lib.registerLocale(require('i18n-iso-countries/langs/en.json'));
+    countries = new Map();
+    for (const [code, names] of Object.entries(lib.getNames('en', { select: 'all' })))
+      for (const name of names) {
+        const key = words(name).join(' ');
+        if (key !== '' && key !== code.toLowerCase()) countries.set(key, code.toLowerCase());
+      }
+  }
+  return countries;
+}
+
+let countries: Map<string, string> | undefined;
+
 export interface VocabularyOptions {
   business: boolean;
   wordnet: boolean;
+  /** country names to ISO codes */
+  countries: boolean;
   stemming: boolean;
 }
 
@@ -67,17 +100,43 @@ export interface VocabularyOptions {
  */
 export class Vocabulary {
   private readonly business = new Map<string, Set<string>>();
+  /** multi-word entries ("how long", "united kingdom"), keyed by their lower-cased words */
+  private readonly phrases = new Map<string, Expansion[]>();
 
   constructor(private readonly options: VocabularyOptions) {
-    if (!options.business) return;
-    for (const group of businessVocabulary()) {
-      const group_terms = group.flatMap((w) => words(w)).map((w) => this.term(w));
-      for (const t of group_terms) {
-        let set = this.business.get(t);
-        if (!set) this.business.set(t, (set = new Set()));
-        for (const other of group_terms) if (other !== t) set.add(other);
+    if (options.business) for (const group of businessVocabulary()) this.addGroup(group);
+    if (options.countries)
+      for (const [name, code] of countryNames()) {
+        if (name.includes(' ')) this.addPhrase(name, code, COUNTRY_WEIGHT, 'country');
+        else this.country.set(this.term(name), code);
       }
+  }
+
+  private readonly country = new Map<string, string>();
+
+  /** A group's single words stand for each other; a phrase in it stands for its single words. */
+  private addGroup(group: string[]): void {
+    const single = group.filter((w) => !/[\s-]/.test(w)).map((w) => this.term(w));
+    for (const t of single) {
+      let set = this.business.get(t);
+      if (!set) this.business.set(t, (set = new Set()));
+      for (const other of single) if (other !== t) set.add(other);
     }
+    for (const phrase of group.filter((w) => /[\s-]/.test(w)))
+      for (const t of single)
+        this.addPhrase(words(phrase).join(' '), t, BUSINESS_PHRASE_WEIGHT, 'business');
+  }
+
+  private addPhrase(key: string, term: string, weight: number, source: Expansion['source']): void {
+    if (key.split(' ').length > MAX_PHRASE_WORDS) return;
+    let list = this.phrases.get(key);
+    if (!list) this.phrases.set(key, (list = []));
+    list.push({ term, weight, source });
+  }
+
+  /** What a phrase of several words ("how long") may stand for; [] when it is not one. */
+  expandPhrase(key: string): Expansion[] {
+    return this.phrases.get(key) ?? [];
   }
 
   private term(word: string): string {
@@ -94,6 +153,8 @@ export class Vocabulary {
       if (!seen || seen.weight < weight) out.set(term, { term, weight, source });
     };
     for (const t of this.business.get(own) ?? []) add(t, BUSINESS_WEIGHT, 'business');
+    const code = this.country.get(own);
+    if (code !== undefined) add(code, COUNTRY_WEIGHT, 'country');
     if (this.options.wordnet) {
       for (const w of wordNetVocabulary().get(word) ?? [])
         add(this.term(w), WORDNET_WEIGHT, 'wordnet');
