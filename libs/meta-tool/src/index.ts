@@ -1,5 +1,6 @@
 export * from './contract';
 export * from './data-access';
+export * from './decision-feed';
 export * from './meta-tool.module';
 export * from './meta-tool.service';
 export * from './options';

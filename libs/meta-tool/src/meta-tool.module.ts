@@ -3,6 +3,7 @@ import { Global, Module } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import { GeneratedDataAccess } from './data-access';
+import { DecisionFeed } from './decision-feed';
 import { metaToolBuiltin } from './meta-tool.builtin';
 import { MetaToolService } from './meta-tool.service';
 import { ProposalRepository } from './proposal.repository';
@@ -17,6 +18,7 @@ import { SandboxedToolRunner } from './sandboxed-runner';
 @Module({
   imports: [RegistryModule],
   providers: [
+    DecisionFeed,
     GeneratedDataAccess,
     MetaToolService,
     ProposalRepository,

@@ -26,6 +26,8 @@ export interface DecisionEvent {
   tenantId: string;
   proposer: string;
   decision: Decision;
+  /** decided on another instance and relayed here (see DecisionFeed) */
+  remote?: boolean;
 }
 
 const ADMIN_ROLE = 'admin';
@@ -77,9 +79,14 @@ export class MetaToolService {
   }
 
   private announce(proposal: Proposal, decision: Decision): void {
+    this.relay({ tenantId: proposal.tenantId, proposer: proposal.proposedBy, decision });
+  }
+
+  /** Tells this instance's listeners about a decision (made here, or relayed from another). */
+  relay(event: DecisionEvent): void {
     for (const listener of this.listeners) {
       try {
-        listener({ tenantId: proposal.tenantId, proposer: proposal.proposedBy, decision });
+        listener(event);
       } catch (err) {
         this.logger.warn(`a decision listener failed: ${String(err)}`);
       }
@@ -318,17 +325,7 @@ export class MetaToolService {
     await this.files.discard(temp);
     // read-your-writes on this instance; the others hear the NOTIFY
     this.store.invalidate(tenantId);
-    const smoke = verdict.smokeTested
-      ? `its smoke call returned ${verdict.preview}`
-      : 'it was never smoke-tested (no testArgs), and its description says so to every model';
-    const message = `installed ${proposal.name}; ${smoke}. It is visible from the next tool list on, not in the round that created it.`;
-    return {
-      proposal_id: proposal.id,
-      name: proposal.name,
-      status: 'installed',
-      message,
-      smoke_preview: verdict.preview,
-    };
+    return installedDecision(proposal, verdict.smokeTested ? verdict.preview : null);
   }
 
   private async staticViolations(
@@ -500,6 +497,32 @@ function refused(message: string): ToolCallOutcome {
 }
 
 /** A proposal's state in the model's terms: pending, or the full outcome of the gates. */
+function installedDecision(proposal: Proposal, preview: string | null): Decision {
+  const smoke =
+    preview !== null
+      ? `its smoke call returned ${preview}`
+      : 'it was never smoke-tested (no testArgs), and its description says so to every model';
+  return {
+    proposal_id: proposal.id,
+    name: proposal.name,
+    status: 'installed',
+    message: `installed ${proposal.name}; ${smoke}. It is visible from the next tool list on, not in the round that created it.`,
+    smoke_preview: preview,
+  };
+}
+
+/** The decision a decided proposal's row records; undefined while it is still undecided. */
+export function decisionOf(proposal: Proposal): Decision | undefined {
+  if (proposal.status === 'installed') return installedDecision(proposal, proposal.outcome);
+  if (proposal.status !== 'failed' && proposal.status !== 'rejected') return undefined;
+  return {
+    proposal_id: proposal.id,
+    name: proposal.name,
+    status: proposal.status,
+    message: proposal.outcome ?? `proposal ${proposal.id} is ${proposal.status}`,
+  };
+}
+
 function proposalOutcome(proposal: Proposal): ToolCallOutcome {
   const result = {
     proposal_id: proposal.id,

@@ -176,8 +176,11 @@ let jobCounter = 0;
 class Worker {
   readonly child: ChildProcess;
   ready: Promise<boolean>;
+  /** why the child could not start, once known (spawn error, early exit, fatal message) */
+  startFailure?: string;
   jobs = 0;
   dead = false;
+  private markReady: (ok: boolean) => void = () => undefined;
   private active?: {
     job: number;
     spec: SandboxJob;
@@ -212,11 +215,11 @@ class Worker {
     this.child.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-2000);
     });
-    let markReady: (ok: boolean) => void = () => undefined;
-    this.ready = new Promise<boolean>((resolve) => (markReady = resolve));
-    this.child.on('error', () => this.die('the sandbox process could not start'));
+    this.ready = new Promise<boolean>((resolve) => (this.markReady = resolve));
+    this.child.on('error', (err) =>
+      this.die(`the sandbox process could not start: ${err.message}`),
+    );
     this.child.on('exit', (code, signal) => {
-      markReady(false);
       this.die(
         `the sandbox process ended early (exit ${code ?? signal}${this.stderr ? `: ${this.stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300)}` : ''})`,
       );
@@ -229,10 +232,11 @@ class Worker {
           this.fault('the sandbox sent a message of an unknown shape');
           return;
         }
-        if (message.type === 'ready') markReady(true);
-        else if (message.type === 'fatal')
+        if (message.type === 'ready') this.markReady(true);
+        else if (message.type === 'fatal') {
+          this.startFailure = `the engine did not load: ${message.message}`;
           this.fault(`the sandbox could not start: ${message.message}`);
-        else this.onJobMessage(message);
+        } else this.onJobMessage(message);
       } catch (err) {
         this.fault(`the sandbox message could not be handled: ${String(err)}`);
       }
@@ -373,6 +377,8 @@ class Worker {
   }
 
   private die(message: string) {
+    this.startFailure ??= message;
+    this.markReady(false); // a child that is gone is not waited for
     if (this.dead) return;
     this.dead = true;
     this.active?.finish({ ok: false, stage: 'crash', message }, true);
@@ -442,6 +448,11 @@ export class SandboxPool {
   }
 
   async run(job: SandboxJob): Promise<SandboxOutcome> {
+    if (typeof job.timeoutMs !== 'number' || !(job.timeoutMs > 0) || !isFinite(job.timeoutMs))
+      // NaN would make every timer below fire at once and pass for a child that cannot start
+      throw new TypeError(
+        `SandboxPool.run: timeoutMs must be a positive number of milliseconds, not ${typeof job.timeoutMs === 'number' ? job.timeoutMs : typeof job.timeoutMs}`,
+      );
     if (this.closed) return { ok: false, stage: 'busy', message: 'the sandbox is shutting down' };
     let worker: Worker;
     try {
@@ -451,16 +462,22 @@ export class SandboxPool {
     }
     try {
       let startTimer: NodeJS.Timeout | undefined;
+      const startMs = Math.max(job.timeoutMs, 5000);
       const started = await Promise.race([
         worker.ready,
         new Promise<boolean>((resolve) => {
-          startTimer = setTimeout(() => resolve(false), Math.max(job.timeoutMs, 5000));
+          startTimer = setTimeout(() => resolve(false), startMs);
         }),
       ]);
       clearTimeout(startTimer);
       if (!started) {
+        const why = worker.startFailure ?? `it did not report ready within ${startMs} ms`;
         worker.kill();
-        return { ok: false, stage: 'crash', message: 'the sandbox process could not start' };
+        return {
+          ok: false,
+          stage: 'crash',
+          message: `the sandbox process could not start (${why})`,
+        };
       }
       return await worker.run(job);
     } finally {

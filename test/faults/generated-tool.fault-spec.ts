@@ -64,29 +64,40 @@ const hostile = (body: string) =>
   `process.on('message', (m) => { ${body} }); process.send({ type: 'ready' });`;
 
 describe('the sandbox process boundary (faults)', () => {
-  const cases: Array<[string, string, RegExp, number?]> = [
-    ['sends null', 'process.send(null);', /crash: .*unknown shape/],
+  // every row has all four values: a row shorter than the callback's parameter list makes
+  // jest pass its `done` callback in the missing place (here, as the timeout)
+  const cases: Array<[string, string, RegExp, number]> = [
+    ['sends null', 'process.send(null);', /crash: .*unknown shape/, 3000],
     [
       'sends garbage of the wrong shape',
       "process.send({ type: 'done', job: 'x', result: 42 });",
       /crash: .*unknown shape/,
+      3000,
     ],
     [
       'finishes without a contract',
       "process.send({ type: 'done', job: m.job, called: true, result: '1' });",
       /crash: the tool finished before reporting its contract/,
+      3000,
     ],
     [
       'sends a result that is not JSON',
       "process.send({ type: 'contract', job: m.job, contract: JSON.stringify({ problems: [], name: 't', description: 'd', schema: '{}', run: true }) }); process.send({ type: 'done', job: m.job, called: true, result: '{nope' });",
       /crash: the sandbox returned a result that is not JSON/,
+      3000,
     ],
-    ['crashes mid-job', 'process.exit(7);', /crash: the sandbox process ended early \(exit 7/],
-    ['hangs', '/* never answers */', /timeout: the tool did not finish within 3000 ms/],
+    [
+      'crashes mid-job',
+      'process.exit(7);',
+      /crash: the sandbox process ended early \(exit 7/,
+      3000,
+    ],
+    ['hangs', '/* never answers */', /timeout: the tool did not finish within 3000 ms/, 3000],
     [
       'floods stdout and stderr, then hangs',
       "for (let i = 0; i < 2000; i++) { process.stdout.write('x'.repeat(10000)); process.stderr.write('y'.repeat(10000)); }",
       /timeout/,
+      3000,
     ],
     [
       'returns 50 MB',
@@ -101,7 +112,7 @@ describe('the sandbox process boundary (faults)', () => {
     async (_, body, says, timeoutMs) => {
       const bad = pool(hostile(body));
       try {
-        const outcome = await bad.run(job({ timeoutMs: timeoutMs ?? 3000 }));
+        const outcome = await bad.run(job({ timeoutMs }));
         expect(outcome.ok).toBe(false);
         if (!outcome.ok) expect(`${outcome.stage}: ${outcome.message}`).toMatch(says);
       } finally {
@@ -121,9 +132,42 @@ describe('the sandbox process boundary (faults)', () => {
     const silent = pool('setInterval(() => undefined, 1000);');
     try {
       const outcome = await silent.run(job({ timeoutMs: 200 }));
-      expect(outcome).toMatchObject({ ok: false, stage: 'crash' });
+      expect(outcome).toEqual({
+        ok: false,
+        stage: 'crash',
+        message: 'the sandbox process could not start (it did not report ready within 5000 ms)',
+      });
     } finally {
       silent.close();
+    }
+  });
+
+  it('a child that dies before it is ready is reported with its exit, not waited for', async () => {
+    const dies = pool("process.stderr.write('no engine here'); process.exit(2);");
+    try {
+      const outcome = await dies.run(job());
+      expect(outcome).toEqual({
+        ok: false,
+        stage: 'crash',
+        message: expect.stringMatching(
+          /^the sandbox process could not start \(the sandbox process ended early \(exit 2: no engine here\)\)$/,
+        ),
+      });
+    } finally {
+      dies.close();
+    }
+  });
+
+  it('a job whose timeout is not a positive number is refused before any child starts', async () => {
+    const strict = pool();
+    try {
+      for (const timeoutMs of [Number.NaN, 0, -1, (() => 1) as unknown as number])
+        await expect(strict.run(job({ timeoutMs }))).rejects.toThrow(
+          /SandboxPool.run: timeoutMs must be a positive number of milliseconds/,
+        );
+      expect(strict.stats().workers).toBe(0);
+    } finally {
+      strict.close();
     }
   });
 
