@@ -66,14 +66,14 @@ export async function registerConsole(
   await app.register(async (scope: FastifyInstance) => {
     // send's refusals (a path that climbs out, a dotfile) are answered here, coded, not as 500s
     scope.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
-      const body =
+      const [code, message] =
         error.statusCode && error.statusCode < 500
-          ? errorBody('NOT_FOUND', 'no such console file')
-          : errorBody('INTERNAL', 'the console file could not be sent');
+          ? (['NOT_FOUND', 'no such console file'] as const)
+          : (['INTERNAL', 'the console file could not be sent'] as const);
       void secure(reply)
-        .status(httpStatus(body.error.code as 'NOT_FOUND' | 'INTERNAL'))
+        .status(httpStatus(code))
         .header('content-type', 'application/json; charset=utf-8')
-        .send(body);
+        .send(errorBody(code, message));
     });
     await scope.register(fastifyStatic, {
       root,
