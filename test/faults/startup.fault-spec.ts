@@ -55,6 +55,18 @@ describe('faults: start-up with every DATA_DIR / AUTH_JWT_SECRET combination', (
     );
   });
 
+  it('a DATA_DIR under a file system that refuses directories (/proc) is one line, not a hang', async () => {
+    // Node's recursive mkdir loops forever here; the gateway must still answer with the cause
+    const settings = loadSettings({ AUTH_JWT_SECRET: '', DATA_DIR: '/proc/no-such-data-dir' });
+    const failure = await prepareDataDir(settings).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(startupFailure(failure)).toBe(
+      'DATA_DIR /proc/no-such-data-dir cannot be created or written (ENOENT)',
+    );
+  });
+
   it('any start-up error is one line: a database error keeps its code, a stack never shows', () => {
     const err = Object.assign(
       new Error('database "x" does not exist\n    at Parser.parse (x.js:1:1)'),

@@ -1,4 +1,4 @@
-import { access, constants, mkdir } from 'node:fs/promises';
+import { access, constants, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { connectPostgres, migrateToLatest, openPGlite, seedDemo } from '@app/db';
 import type { DatabaseHandle } from '@app/db';
@@ -44,10 +44,35 @@ export async function prepareDataDir(settings: GatewaySettings): Promise<void> {
     await writableDirectory(path.resolve(settings.dataDir), 'DATA_DIR');
 }
 
+/**
+ * Creates the missing directories of `dir` one level at a time. Node's `mkdir({ recursive })`
+ * never returns when the file system answers ENOENT for a parent that exists (e.g. under
+ * /proc), so it is not used: each level either exists, is made, or fails with its code.
+ */
+async function makeDirectories(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let at = dir; ; at = path.dirname(at)) {
+    const found = await stat(at).then(
+      (s) => s,
+      (err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return undefined;
+        throw err;
+      },
+    );
+    if (found) break;
+    missing.unshift(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const level of missing)
+    await mkdir(level).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+}
+
 /** Creates the directory (and its parents) and checks it is writable; a ConfigError if not. */
 async function writableDirectory(dir: string, setting: string): Promise<void> {
   try {
-    await mkdir(dir, { recursive: true });
+    await makeDirectories(dir);
     await access(dir, constants.W_OK);
   } catch (err) {
     const code = (err as { code?: string }).code ?? (err instanceof Error ? err.message : '');
