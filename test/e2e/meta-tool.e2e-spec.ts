@@ -360,6 +360,14 @@ describe('meta_tool pipeline (e2e, real Postgres, real sandbox)', () => {
   });
 
   it('serves meta_tool and generated tools over MCP too, with the 400-character text', async () => {
+    // its own tool, so the test passes alone (-t) as well as in the file
+    expect(
+      await install(gw, {
+        name: 'mcp_long_text',
+        code: toolSource('mcp_long_text', "return 'x'.repeat(5000);"),
+        testArgs: {},
+      }),
+    ).toMatchObject({ status: 'installed' });
     const transport = new StreamableHTTPClientTransport(new URL(`${gw.baseUrl}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${await mintToken(author)}` } },
     });
@@ -367,8 +375,8 @@ describe('meta_tool pipeline (e2e, real Postgres, real sandbox)', () => {
     await client.connect(transport);
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(['meta_tool', 'long_text', 'markdown_outline']));
-      const result = await client.callTool({ name: 'long_text', arguments: {} });
+      expect(names).toEqual(expect.arrayContaining(['meta_tool', 'mcp_long_text']));
+      const result = await client.callTool({ name: 'mcp_long_text', arguments: {} });
       expect((result.content as Array<{ text: string }>)[0].text).toHaveLength(400);
       expect((result.structuredContent as { value: string }).value).toHaveLength(5000);
       const pending = await client.callTool({
