@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { startGateway } from '../support/gateway';
@@ -563,7 +564,29 @@ describe('meta_tool adversarial cases (e2e, real sandbox)', () => {
 
   it('the gateway survived every case, and nothing was written outside the sandbox', async () => {
     expect((await gw.request('/healthz')).status).toBe(200);
-    expect(existsSync(path.resolve(process.cwd(), 'PWNED.txt'))).toBe(false);
+    expect((await gw.request('/readyz')).status).toBe(200);
+    // it still lists and runs tools, a report and a built-in
+    const listed = await gw.request('/v1/tools', { as: author });
+    expect(listed.status).toBe(200);
+    expect(await listed.text()).toContain('meta_tool');
+    const ran = await gw.request('/v1/tools/query_report_sales_by_region/call', {
+      method: 'POST',
+      as: { tenant: 'acme', user: 'alice', roles: ['analyst'] },
+      json: { arguments: { region: 'east' } },
+    });
+    expect(await ran.json()).toMatchObject({ is_error: false });
+    // nothing written where a tool process could reach: its working directory, the project,
+    // the tools directory (the tenant's and the root), the temp and home directories
+    const places = [
+      process.cwd(),
+      path.resolve(__dirname, '../..'),
+      gw.toolsDir,
+      path.join(gw.toolsDir, 'acme'),
+      os.tmpdir(),
+      os.homedir(),
+    ];
+    for (const place of places) expect(existsSync(path.join(place, 'PWNED.txt'))).toBe(false);
+    expect(filesOf(gw)).toEqual([]);
   });
 
   it('refuses a second proposal of a name while one is pending, even when both race', async () => {

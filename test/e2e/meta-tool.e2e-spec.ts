@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { Metrics } from '@app/registry';
 import { sql } from 'kysely';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -232,16 +233,27 @@ describe('meta_tool pipeline (e2e, real Postgres, real sandbox)', () => {
   });
 
   it('lets an admin grant a generated tool to another role', async () => {
-    expect(await toolNames(gw, alice)).not.toContain('untested');
+    // its own tool, so the test passes alone (-t) as well as in the file
+    expect(
+      await install(gw, { name: 'granted', code: toolSource('granted', 'return 1;') }),
+    ).toMatchObject({
+      status: 'installed',
+    });
+    expect(await toolNames(gw, author)).toContain('granted');
+    expect(await toolNames(gw, alice)).not.toContain('granted');
     await changeCatalog(gw, 'acme', (db) =>
-      sql`INSERT INTO gateway.role_grants (tenant_id, role, report_id) VALUES ('acme', 'analyst', 'untested')`.execute(
+      sql`INSERT INTO gateway.role_grants (tenant_id, role, report_id) VALUES ('acme', 'analyst', 'granted')`.execute(
         db,
       ),
     );
-    expect(await toolNames(gw, alice)).toContain('untested');
+    expect(await toolNames(gw, alice)).toContain('granted');
+    expect((await callTool(gw, alice, 'granted', {})).body).toMatchObject({
+      is_error: false,
+      result: { value: 1 },
+    });
     expect(
       await toolNames(gw, { tenant: 'globex', user: 'g', roles: ['tool_author'] }),
-    ).not.toContain('untested');
+    ).not.toContain('granted');
   });
 
   it('never lets a generated tool shadow a built-in (same-name case in the registry merge)', async () => {
@@ -265,37 +277,97 @@ describe('meta_tool pipeline (e2e, real Postgres, real sandbox)', () => {
   });
 
   it('skips a generated tool whose stored source does not match its sha256, and serves the rest', async () => {
+    for (const name of ['tampered', 'intact'])
+      expect(await install(gw, { name, code: toolSource(name, 'return 1;') })).toMatchObject({
+        status: 'installed',
+      });
+    expect(await toolNames(gw, author)).toEqual(expect.arrayContaining(['tampered', 'intact']));
     await changeCatalog(gw, 'acme', (db) =>
-      sql`UPDATE gateway.generated_tools SET source = source || '// tampered' WHERE tenant_id = 'acme' AND name = 'untested'`.execute(
+      sql`UPDATE gateway.generated_tools SET source = source || '// tampered' WHERE tenant_id = 'acme' AND name = 'tampered'`.execute(
         db,
       ),
     );
     const names = await toolNames(gw, author);
-    expect(names).not.toContain('untested');
-    expect(names).toContain('markdown_outline');
+    expect(names).not.toContain('tampered');
+    expect(names).toContain('intact');
+    expect(names).toContain('meta_tool');
+    expect((await callTool(gw, author, 'tampered', {})).status).toBe(404);
+    expect((await callTool(gw, author, 'intact', {})).body).toMatchObject({ is_error: false });
   });
 
-  it('keeps every file write atomic: no temp file is ever left behind', async () => {
+  it('keeps every file write atomic: a replacement is a new file renamed into place, no temp file is left', async () => {
+    const file = path.join(gw.toolsDir, 'acme', 'atomic.mjs');
+    const v1 = toolSource('atomic', 'return 1;');
+    expect(await install(gw, { name: 'atomic', code: v1, testArgs: {} })).toMatchObject({
+      status: 'installed',
+    });
+    // a second name for the installed file: a write in place (truncate, write) would change
+    // what it reads; a new file renamed over the old name leaves it as it was
+    const witness = path.join(gw.toolsDir, 'atomic-witness.mjs');
+    linkSync(file, witness);
+    const v2 = toolSource('atomic', 'return 2;');
+    expect(await install(gw, { name: 'atomic', code: v2, testArgs: {} })).toMatchObject({
+      status: 'installed',
+    });
+    expect(readFileSync(file, 'utf8')).toBe(v2);
+    expect(readFileSync(witness, 'utf8')).toBe(v1);
+    expect(statSync(file).ino).not.toBe(statSync(witness).ino);
     expect(filesOf(gw).filter((f) => f.startsWith('.tmp-'))).toEqual([]);
     expect(existsSync(path.join(gw.toolsDir, 'globex'))).toBe(false);
+    expect((await callTool(gw, author, 'atomic', {})).body.result).toEqual({ value: 2 });
   });
 
   it('counts each gate in /metrics (pass/fail and time)', async () => {
-    const metrics = await (await gw.request('/metrics')).text();
-    expect(metrics).toMatch(/^gateway_meta_tool_gate_total\{gate="static",outcome="pass"\} [1-9]/m);
-    expect(metrics).toMatch(
-      /^gateway_meta_tool_gate_total\{gate="runtime",outcome="pass"\} [1-9]/m,
-    );
-    expect(metrics).toMatch(
-      /^gateway_meta_tool_gate_total\{gate="runtime",outcome="fail"\} [1-9]/m,
-    );
-    // durations are a histogram (P50/P95 derivable), by gate and outcome
-    expect(metrics).toMatch(
-      /^gateway_meta_tool_gate_duration_seconds_count\{gate="runtime",outcome="pass"\} [1-9]/m,
-    );
+    const m = gw.app.get(Metrics);
+    const gate = (g: string, outcome: string) =>
+      m.value('gateway_meta_tool_gate_total', { gate: g, outcome });
+    const timed = async () => {
+      const text = await (await gw.request('/metrics')).text();
+      const line = text
+        .split('\n')
+        .find((l) =>
+          l.startsWith(
+            'gateway_meta_tool_gate_duration_seconds_count{gate="runtime",outcome="pass"}',
+          ),
+        );
+      return line ? Number(line.split(' ')[1]) : 0;
+    };
+    const before = {
+      staticPass: gate('static', 'pass'),
+      staticFail: gate('static', 'fail'),
+      runtimePass: gate('runtime', 'pass'),
+      runtimeFail: gate('runtime', 'fail'),
+      timed: await timed(),
+    };
+    // one of each, made here: a pass through both gates, a runtime failure, a static refusal
+    await install(gw, {
+      name: 'gate_pass',
+      code: toolSource('gate_pass', 'return 1;'),
+      testArgs: {},
+    });
+    await install(gw, {
+      name: 'gate_fail',
+      code: toolSource('gate_fail', "throw new Error('no');"),
+      testArgs: {},
+    });
+    expect((await propose(gw, { name: 'Gate_Bad', code: 'x' })).body.is_error).toBe(true);
+    expect(gate('static', 'pass')).toBe(before.staticPass + 2);
+    expect(gate('static', 'fail')).toBe(before.staticFail + 1);
+    expect(gate('runtime', 'pass')).toBe(before.runtimePass + 1);
+    expect(gate('runtime', 'fail')).toBe(before.runtimeFail + 1);
+    // durations are a histogram (P50/P95 derivable), by gate and outcome, on /metrics
+    expect(await timed()).toBe(before.timed + 1);
   });
 
   it('serves meta_tool and generated tools over MCP too, with the 400-character text', async () => {
+    // its own tool, so the test passes alone (-t) as well as in the file
+    expect(
+      await install(gw, {
+        name: 'mcp_long_text',
+        code: toolSource('mcp_long_text', "return 'x'.repeat(5000);"),
+        testArgs: {},
+      }),
+    ).toMatchObject({ status: 'installed' });
     const transport = new StreamableHTTPClientTransport(new URL(`${gw.baseUrl}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${await mintToken(author)}` } },
     });
@@ -303,8 +375,8 @@ describe('meta_tool pipeline (e2e, real Postgres, real sandbox)', () => {
     await client.connect(transport);
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(['meta_tool', 'long_text', 'markdown_outline']));
-      const result = await client.callTool({ name: 'long_text', arguments: {} });
+      expect(names).toEqual(expect.arrayContaining(['meta_tool', 'mcp_long_text']));
+      const result = await client.callTool({ name: 'mcp_long_text', arguments: {} });
       expect((result.content as Array<{ text: string }>)[0].text).toHaveLength(400);
       expect((result.structuredContent as { value: string }).value).toHaveLength(5000);
       const pending = await client.callTool({

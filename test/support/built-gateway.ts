@@ -1,0 +1,65 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+/** What `npm start` runs. */
+export const MAIN = path.join(ROOT, 'dist/apps/gateway/src/main.js');
+
+function newest(dir: string): number {
+  let time = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) time = Math.max(time, newest(full));
+    else if (entry.name.endsWith('.ts')) time = Math.max(time, statSync(full).mtimeMs);
+  }
+  return time;
+}
+
+/** Builds the gateway (not the console) when dist is missing or older than its sources. */
+export function ensureBuilt(): void {
+  const sources = Math.max(
+    ...['apps/gateway', 'libs', 'db'].map((d) => newest(path.join(ROOT, d))),
+  );
+  if (existsSync(MAIN) && statSync(MAIN).mtimeMs >= sources) return;
+  execFileSync('npx', ['nest', 'build', 'gateway'], { cwd: ROOT, stdio: 'ignore' });
+}
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the built gateway in `cwd` with exactly `env` (plus PATH). `ready` is awaited once
+ * its log says it listens; then it is stopped with SIGTERM. Resolves when it exits.
+ */
+export function runBuilt(
+  cwd: string,
+  env: Record<string, string>,
+  ready: () => Promise<void> = async () => undefined,
+): Promise<Run> {
+  const child = spawn(process.execPath, [MAIN], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let checked: Promise<void> | undefined;
+  const onOutput = () => {
+    if (checked || !/listening on http/.test(stdout + stderr)) return;
+    checked = ready().finally(() => child.kill('SIGTERM'));
+  };
+  child.stdout.on('data', (d: Buffer) => ((stdout += d.toString()), onOutput()));
+  child.stderr.on('data', (d: Buffer) => ((stderr += d.toString()), onOutput()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const result = { code, stdout, stderr };
+      if (checked) checked.then(() => resolve(result), reject);
+      else resolve(result);
+    });
+  });
+}
