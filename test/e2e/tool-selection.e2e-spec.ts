@@ -308,8 +308,17 @@ describe('progressive disclosure past TOOLS_INLINE_MAX (e2e, REST and MCP)', () 
     expect((result.structuredContent as { tools: Array<{ name: string }> }).tools[0].name).toBe(
       'query_report_product_catalog',
     );
+    // over MCP too, a search never names a tool the caller may not use
+    const forbidden = await client.callTool({
+      name: 'search_tools',
+      arguments: { query: 'revenue by month', limit: 25 },
+    });
+    expect(
+      (forbidden.structuredContent as { tools: Array<{ name: string }> }).tools.map((t) => t.name),
+    ).not.toContain('query_report_revenue_by_month');
     await listChanged;
     const after = (await client.listTools()).tools.map((t) => t.name);
+    expect(after).not.toContain('query_report_revenue_by_month');
     expect(after).toContain('query_report_product_catalog');
     // found tools are callable by their own name, through the same permission checks
     const call = await client.callTool({ name: 'query_report_product_catalog', arguments: {} });

@@ -121,4 +121,24 @@ describe('ranking parts', () => {
     ]);
     expect(top('revenue by region and channel')[0]).toBe('revenue_by_region_channel');
   });
+
+  it('only words no tool uses are matched fuzzily and by prefix', () => {
+    const index = new ToolSearchIndex();
+    index.sync([
+      doc('low_stock', 'Low stock', 'Items below their reorder point.'),
+      doc('stockouts', 'Stockouts', 'Items that ran out.'),
+    ]);
+    const names = (text: string) =>
+      selectTools(
+        index,
+        parseConversation([{ role: 'user', content: text }]),
+        everyone,
+        5,
+      ).tools.map((t) => t.name);
+    // "stock" is a catalog word: it is not read as the start of "stockouts"
+    expect(names('stock')).toEqual(['low_stock']);
+    // "stockk" is no catalog word: a typo of "stock", found fuzzily
+    expect(names('stockk')).toContain('low_stock');
+    expect(names('stocko')[0]).toBe('stockouts');
+  });
 });

@@ -137,6 +137,15 @@ export class ToolSearchIndex {
     return this.docs.size;
   }
 
+  /**
+   * Only the user's own words that no tool uses are matched fuzzily and by prefix: a word
+   * the catalog holds is spelled right, and looking for its neighbours costs time and pulls
+   * in wrong near-duplicates.
+   */
+  private mayBeTypo(term: string, query: WeightedQuery): boolean {
+    return (query.own?.has(term) ?? true) && !this.knows(term);
+  }
+
   /** Whether some tool's metadata uses this term. */
   knows(term: string): boolean {
     return (this.termDocs.get(term) ?? 0) > 0;
@@ -218,9 +227,9 @@ export class ToolSearchIndex {
             boostTerm: (term) => query.weights.get(term) ?? 1,
             boostDocument: (id) => query.toolBoosts.get(id as string) ?? 1,
             fuzzy: typos
-              ? (term) => (term.length >= 5 && (query.own?.has(term) ?? true) ? 0.25 : false)
+              ? (term) => (term.length >= 5 && this.mayBeTypo(term, query) ? 0.25 : false)
               : false,
-            prefix: typos ? (term) => term.length >= 4 && (query.own?.has(term) ?? true) : false,
+            prefix: typos ? (term) => term.length >= 4 && this.mayBeTypo(term, query) : false,
             weights: { fuzzy: 0.45, prefix: 0.35 },
             filter: (result) => allowed(result.id as string),
           });
