@@ -8,7 +8,15 @@ import { McpSessions } from '../../apps/gateway/src/mcp/mcp-sessions.service';
 import { eventually } from '../support/eventually';
 import { mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
-import { author, decide, reviewer, toolSource } from '../support/meta-tool';
+import {
+  author,
+  callTool,
+  decide,
+  install,
+  reviewer,
+  toolNames,
+  toolSource,
+} from '../support/meta-tool';
 import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
 
@@ -137,5 +145,33 @@ describe('meta_tool decisions across instances (e2e, two instances)', () => {
         }),
       );
     });
+  });
+
+  it('disable, enable and delete on A are hot on B: its lists and calls follow', async () => {
+    await install(a, {
+      name: 'hot_across',
+      code: toolSource('hot_across', 'return 5;'),
+      testArgs: {},
+    });
+    await eventually(async () => expect(await toolNames(b, author)).toContain('hot_across'));
+    expect((await callTool(b, author, 'hot_across', {})).body.result).toEqual({ value: 5 });
+    const op = (path: string, method: string) =>
+      a.request(`/v1/admin/generated-tools/hot_across${path}`, { method, as: reviewer, json: {} });
+    expect((await op('/disable', 'POST')).status).toBe(200);
+    await eventually(async () => expect(await toolNames(b, author)).not.toContain('hot_across'));
+    expect((await callTool(b, author, 'hot_across', {})).status).toBe(404);
+    expect((await op('/enable', 'POST')).status).toBe(200);
+    await eventually(async () =>
+      expect((await callTool(b, author, 'hot_across', {})).body.result).toEqual({ value: 5 }),
+    );
+    const deleted = await a.request('/v1/admin/generated-tools/hot_across', {
+      method: 'DELETE',
+      as: reviewer,
+    });
+    expect(deleted.status).toBe(204);
+    await eventually(async () =>
+      expect((await callTool(b, author, 'hot_across', {})).status).toBe(404),
+    );
+    expect(await toolNames(b, author)).not.toContain('hot_across');
   });
 });
