@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import Redis from 'ioredis';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   LoggingMessageNotificationSchema,
@@ -31,15 +33,21 @@ interface Listener {
  * proposer's MCP session held by the other (notifications/message with the outcome and, on
  * install, tools/list_changed), relayed over Postgres NOTIFY.
  */
-describe('meta_tool decisions across instances (e2e, two instances)', () => {
+describe.each([
+  ['sessions local to each instance', false],
+  ['sessions shared through Redis', true],
+])('meta_tool decisions across instances (e2e, two instances, %s)', (_, shared) => {
   let db: TestDatabase;
   let a: RunningGateway;
   let b: RunningGateway;
   const open: Client[] = [];
+  const prefix = `test-meta-cluster-${randomBytes(4).toString('hex')}`;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     const env = {
+      REDIS_URL: shared ? process.env.TEST_REDIS_URL! : '',
+      REDIS_KEY_PREFIX: prefix,
       META_TOOL_APPROVAL_WAIT_MS: '',
       META_TOOL_ENABLED: '',
       META_TOOL_TIMEOUT_MS: '4000',
@@ -52,6 +60,11 @@ describe('meta_tool decisions across instances (e2e, two instances)', () => {
     await a.close();
     await b.close();
     await db.drop();
+    if (!shared) return;
+    const redis = new Redis(process.env.TEST_REDIS_URL!);
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.unlink(...keys);
+    redis.disconnect();
   });
 
   /** An MCP client of `who` on `gw`, once its notification stream is open there. */
