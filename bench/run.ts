@@ -22,6 +22,7 @@ import { cacheScenario } from './scenarios/cache';
 import { callScenario } from './scenarios/call';
 import { listScenario } from './scenarios/list';
 import { lookupScenario } from './scenarios/lookup';
+import { generatedScenario } from './scenarios/generated';
 import { metaScenario } from './scenarios/meta';
 import { opsScenario } from './scenarios/ops';
 import { propagationScenario } from './scenarios/propagation';
@@ -34,6 +35,7 @@ const RUNNERS: Record<ScenarioName, Scenario> = {
   propagation: propagationScenario,
   scale: scaleScenario,
   meta: metaScenario,
+  generated: generatedScenario,
   cache: cacheScenario,
   ops: opsScenario,
 };

@@ -5,6 +5,7 @@ export const SCENARIOS = [
   'propagation',
   'scale',
   'meta',
+  'generated',
   'cache',
   'ops',
 ] as const;

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import Redis from 'ioredis';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   LoggingMessageNotificationSchema,
@@ -8,7 +10,15 @@ import { McpSessions } from '../../apps/gateway/src/mcp/mcp-sessions.service';
 import { eventually } from '../support/eventually';
 import { mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
-import { author, decide, reviewer, toolSource } from '../support/meta-tool';
+import {
+  author,
+  callTool,
+  decide,
+  install,
+  reviewer,
+  toolNames,
+  toolSource,
+} from '../support/meta-tool';
 import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
 
@@ -23,15 +33,21 @@ interface Listener {
  * proposer's MCP session held by the other (notifications/message with the outcome and, on
  * install, tools/list_changed), relayed over Postgres NOTIFY.
  */
-describe('meta_tool decisions across instances (e2e, two instances)', () => {
+describe.each([
+  ['sessions local to each instance', false],
+  ['sessions shared through Redis', true],
+])('meta_tool decisions across instances (e2e, two instances, %s)', (_, shared) => {
   let db: TestDatabase;
   let a: RunningGateway;
   let b: RunningGateway;
   const open: Client[] = [];
+  const prefix = `test-meta-cluster-${randomBytes(4).toString('hex')}`;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     const env = {
+      REDIS_URL: shared ? process.env.TEST_REDIS_URL! : '',
+      REDIS_KEY_PREFIX: prefix,
       META_TOOL_APPROVAL_WAIT_MS: '',
       META_TOOL_ENABLED: '',
       META_TOOL_TIMEOUT_MS: '4000',
@@ -44,6 +60,11 @@ describe('meta_tool decisions across instances (e2e, two instances)', () => {
     await a.close();
     await b.close();
     await db.drop();
+    if (!shared) return;
+    const redis = new Redis(process.env.TEST_REDIS_URL!);
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.unlink(...keys);
+    redis.disconnect();
   });
 
   /** An MCP client of `who` on `gw`, once its notification stream is open there. */
@@ -137,5 +158,33 @@ describe('meta_tool decisions across instances (e2e, two instances)', () => {
         }),
       );
     });
+  });
+
+  it('disable, enable and delete on A are hot on B: its lists and calls follow', async () => {
+    await install(a, {
+      name: 'hot_across',
+      code: toolSource('hot_across', 'return 5;'),
+      testArgs: {},
+    });
+    await eventually(async () => expect(await toolNames(b, author)).toContain('hot_across'));
+    expect((await callTool(b, author, 'hot_across', {})).body.result).toEqual({ value: 5 });
+    const op = (path: string, method: string) =>
+      a.request(`/v1/admin/generated-tools/hot_across${path}`, { method, as: reviewer, json: {} });
+    expect((await op('/disable', 'POST')).status).toBe(200);
+    await eventually(async () => expect(await toolNames(b, author)).not.toContain('hot_across'));
+    expect((await callTool(b, author, 'hot_across', {})).status).toBe(404);
+    expect((await op('/enable', 'POST')).status).toBe(200);
+    await eventually(async () =>
+      expect((await callTool(b, author, 'hot_across', {})).body.result).toEqual({ value: 5 }),
+    );
+    const deleted = await a.request('/v1/admin/generated-tools/hot_across', {
+      method: 'DELETE',
+      as: reviewer,
+    });
+    expect(deleted.status).toBe(204);
+    await eventually(async () =>
+      expect((await callTool(b, author, 'hot_across', {})).status).toBe(404),
+    );
+    expect(await toolNames(b, author)).not.toContain('hot_across');
   });
 });

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -451,6 +452,11 @@ describe('meta_tool v2: operator controls (e2e)', () => {
   });
 
   it('says on /healthz which sandbox layers are active', async () => {
+    // probed here on its own: bubblewrap first, else unshare -rn, else nothing
+    const bwrap =
+      spawnSync('bwrap', ['--unshare-all', '--ro-bind', '/', '/', 'true'], { stdio: 'ignore' })
+        .status === 0;
+    const wrapper = bwrap ? 'bubblewrap' : networkNamespaceAvailable() ? 'unshare' : 'none';
     const res = await gw.request('/healthz');
     expect(await res.json()).toEqual({
       status: 'ok',
@@ -458,7 +464,10 @@ describe('meta_tool v2: operator controls (e2e)', () => {
         engine: 'quickjs-wasm',
         process: 'pooled-child',
         permission_model: true,
-        network_namespace: networkNamespaceAvailable(),
+        wrapper,
+        network_namespace: wrapper !== 'none',
+        filesystem_view: bwrap,
+        pid_namespace: bwrap,
         pool_size: 4,
         enabled: true,
       },

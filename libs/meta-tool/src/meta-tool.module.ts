@@ -45,8 +45,14 @@ export class MetaToolModule implements OnModuleInit, OnApplicationBootstrap {
         'META_TOOL_ENABLED=0: meta_tool is not offered and generated tools do not run',
       );
     const layers = this.runner.layers();
+    const wrapper = {
+      bubblewrap:
+        'bubblewrap (no network, own PID namespace, read-only view of system libraries, node and node_modules)',
+      unshare: 'unshare -rn (no network)',
+      none: 'none (bubblewrap and unshare -rn unavailable or META_TOOL_NETWORK_ISOLATION=0; the engine alone has no network)',
+    }[layers.wrapper];
     this.logger.log(
-      `generated tools run in ${layers.engine} inside a pool of ${layers.pool_size} child processes (permission model: ${layers.permission_model ? 'on' : 'off'}; network namespace: ${layers.network_namespace ? 'none (unshare -rn)' : 'not available on this OS, the engine alone has no network'})`,
+      `generated tools run in ${layers.engine} inside a pool of ${layers.pool_size} child processes; permission model: ${layers.permission_model ? 'on' : 'off'}; namespaces: ${wrapper}`,
     );
   }
 

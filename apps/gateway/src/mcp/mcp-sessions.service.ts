@@ -403,15 +403,15 @@ export class McpSessions implements OnModuleDestroy {
   /**
    * The proposer's open sessions hear a decision as notifications/message (the same outcome
    * `meta_tool {proposal_id}` answers) and, on install, tools/list_changed. Every instance
-   * hears it (DecisionFeed relays decisions made elsewhere); a decision relayed from another
-   * instance, like a catalog change, is announced only by the instance holding the session's
-   * notification stream, so a session shared through Redis hears it once.
+   * hears it (DecisionFeed relays decisions made elsewhere); like a catalog change, it is
+   * announced only by the instance holding the session's notification stream when sessions
+   * are shared through Redis or the decision was made elsewhere, so a session hears it once.
    */
   private proposalDecided(event: DecisionEvent): void {
     const owner = `${event.tenantId}\u0000${event.proposer}`;
     for (const session of this.sessions.values()) {
       if (session.owner !== owner) continue;
-      if (event.remote && session.streams === 0) continue;
+      if ((event.remote || this.shared?.ready) && session.streams === 0) continue;
       const { decision } = event;
       session.server
         .sendLoggingMessage({

@@ -1,7 +1,12 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { WORKER_SOURCE } from './worker-source';
+import { chooseWrapper, networkNamespaceAvailable, wrapped } from './wrapper';
+import type { SandboxWrapper } from './wrapper';
+
+export { networkNamespaceAvailable };
+export type { SandboxWrapper };
 
 export type SandboxStage =
   | 'import'
@@ -66,7 +71,7 @@ export interface SandboxPoolOptions {
   /** V8 heap flag of the child (the outer wall; the engine's own limit is the inner one) */
   childHeapMb: number;
   limits: SandboxLimits;
-  /** try to run children without a network namespace (unshare -rn) */
+  /** run children in their own namespaces: bubblewrap where it works, else unshare -rn */
   isolateNetwork: boolean;
   /** the child program; tests replace it with a hostile one to prove the boundary holds */
   workerSource?: string;
@@ -77,26 +82,18 @@ export interface SandboxLayers {
   engine: 'quickjs-wasm';
   process: 'pooled-child';
   permission_model: boolean;
+  /** what the child runs inside: bubblewrap (namespaces and a read-only file view), unshare -rn, none */
+  wrapper: SandboxWrapper;
   network_namespace: boolean;
+  /** the child sees only system libraries, node and the packages (bubblewrap) */
+  filesystem_view: boolean;
+  /** the child cannot see or signal the gateway's processes (bubblewrap) */
+  pid_namespace: boolean;
   pool_size: number;
 }
 
 const QUICKJS = require.resolve('quickjs-emscripten');
 const NODE_MODULES = path.resolve(QUICKJS, '..', '..', '..', '..');
-
-let unshareProbe: boolean | undefined;
-/** Whether `unshare -rn` works here (user + network namespace without privileges). */
-export function networkNamespaceAvailable(): boolean {
-  if (unshareProbe === undefined) {
-    try {
-      const probe = spawnSync('unshare', ['-rn', 'true'], { stdio: 'ignore', timeout: 5000 });
-      unshareProbe = probe.status === 0;
-    } catch {
-      unshareProbe = false;
-    }
-  }
-  return unshareProbe;
-}
 
 /** The shape of every message a child may send; anything else is a fault of that child. */
 type ChildMessage =
@@ -203,10 +200,8 @@ class Worker {
       options.workerSource ?? WORKER_SOURCE,
       QUICKJS,
     ];
-    const isolate = options.isolateNetwork && networkNamespaceAvailable();
-    const [command, args] = isolate
-      ? ['unshare', ['-rn', process.execPath, ...nodeArgs]]
-      : [process.execPath, nodeArgs];
+    const wrapper = chooseWrapper(options.isolateNetwork, NODE_MODULES);
+    const [command, args] = wrapped(wrapper, nodeArgs, NODE_MODULES);
     this.child = spawn(command, args, {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: {},
@@ -421,11 +416,15 @@ export class SandboxPool {
   constructor(readonly options: SandboxPoolOptions) {}
 
   layers(): SandboxLayers {
+    const wrapper = chooseWrapper(this.options.isolateNetwork, NODE_MODULES);
     return {
       engine: 'quickjs-wasm',
       process: 'pooled-child',
       permission_model: true,
-      network_namespace: this.options.isolateNetwork && networkNamespaceAvailable(),
+      wrapper,
+      network_namespace: wrapper !== 'none',
+      filesystem_view: wrapper === 'bubblewrap',
+      pid_namespace: wrapper === 'bubblewrap',
       pool_size: this.options.size,
     };
   }
