@@ -278,6 +278,27 @@ export class ProposalRepository {
     return rows.map(toProposal);
   }
 
+  /** The tenant's latest decided proposals (installed, failed, rejected), newest first. */
+  async recentDecisions(tenantId: string, limit: number) {
+    return this.g
+      .selectFrom('tool_proposals')
+      .select([
+        'id',
+        'name',
+        'proposed_by',
+        'reviewed_by',
+        'status',
+        'outcome',
+        'created_at',
+        'decided_at',
+      ])
+      .where('tenant_id', '=', tenantId)
+      .where('status', 'in', ['installed', 'failed', 'rejected'])
+      .orderBy('decided_at', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
   /** Takes a pending proposal for review; false if it is not pending (any instance took it). */
   async claim(tenantId: string, id: string, reviewer: string): Promise<boolean> {
     const result = await this.g
