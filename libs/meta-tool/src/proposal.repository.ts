@@ -422,25 +422,19 @@ export class ProposalRepository {
     }));
   }
 
-  async audit(
-    tenantId: string,
-    actor: string,
-    action: string,
-    subject: string,
-    detail: Record<string, unknown>,
-  ): Promise<void> {
-    await auditIn(this.database.db, tenantId, actor, action, subject, detail);
+  async audit(tenantId: string, ...entry: AuditEntry): Promise<void> {
+    await auditIn(this.database.db, tenantId, ...entry);
   }
 }
+
+/** Who did what to which subject, and the details. */
+type AuditEntry = [actor: string, action: string, subject: string, detail: Record<string, unknown>];
 
 /** One audit row, written with the statement's own connection or inside a transaction. */
 async function auditIn(
   db: Kysely<DB>,
   tenantId: string,
-  actor: string,
-  action: string,
-  subject: string,
-  detail: Record<string, unknown>,
+  ...[actor, action, subject, detail]: AuditEntry
 ): Promise<void> {
   await db
     .withSchema('gateway')

@@ -2,7 +2,8 @@ import { initSqlParser } from '@app/templates';
 import type { ReportMetadata } from '@app/templates';
 import type { Principal } from '../access/principal';
 import type { CatalogStore } from '../catalog/catalog-store';
-import type { CatalogRepository, StoredReport } from '../catalog/catalog.repository';
+import type { CatalogRepository } from '../catalog/catalog.repository';
+import type { StoredReport } from '../catalog/catalog-records';
 import { accessRecords, tenantCatalog } from '../catalog/fixtures.spec-helper';
 import { ReportAdminService } from './report-admin.service';
 import type { ReportRepository } from './report.repository';
@@ -11,26 +12,13 @@ const root: Principal = { tenantId: 'acme', userId: 'root', roles: ['admin'], cl
 const alice: Principal = { tenantId: 'acme', userId: 'alice', roles: ['analyst'], claims: {} };
 
 const DOCUMENT = {
-  name: 'Big orders',
-  description: 'Orders above an amount, newest first.',
-  sql_template:
-    'SELECT o.id AS order_id, o.total_amount FROM orders o WHERE o.total_amount >= :min_amount ORDER BY o.id DESC',
+  name: 'Order count',
+  description: 'How many orders there are.',
+  sql_template: 'SELECT count(*) AS n FROM orders',
   category: 'sales',
   status: 'active',
-  filters: [
-    {
-      name: 'min_amount',
-      type: 'number',
-      description: 'smallest total in USD',
-      required: true,
-      enum_values: null,
-      default: null,
-    },
-  ],
-  fields: [
-    { name: 'order_id', type: 'integer', description: 'order number' },
-    { name: 'total_amount', type: 'number', description: 'total in USD' },
-  ],
+  filters: [],
+  fields: [{ name: 'n', type: 'integer', description: 'orders' }],
 };
 
 /** Report rows in memory, written by the fake repository and read by the fake catalog reads. */
@@ -73,9 +61,9 @@ describe('ReportAdminService', () => {
 
   it('saves a valid report, tells the catalog, and says it is not loaded yet', async () => {
     const { service, rows, invalidated } = setup();
-    const saved = await service.put(root, 'big_orders', DOCUMENT);
+    const saved = await service.put(root, 'order_count', DOCUMENT);
     expect(saved.created).toBe(true);
-    expect(rows.has('big_orders')).toBe(true);
+    expect(rows.has('order_count')).toBe(true);
     expect(invalidated).toEqual(['acme']);
     expect(saved.status).toMatchObject({
       served: false,
@@ -86,7 +74,7 @@ describe('ReportAdminService', () => {
 
   it('refuses a non-admin before reading or writing anything', async () => {
     const { service, rows, invalidated } = setup();
-    await expect(service.put(alice, 'big_orders', DOCUMENT)).rejects.toMatchObject({
+    await expect(service.put(alice, 'order_count', DOCUMENT)).rejects.toMatchObject({
       code: 'FORBIDDEN',
     });
     expect(rows.size).toBe(0);
@@ -95,8 +83,8 @@ describe('ReportAdminService', () => {
 
   it('refuses a template the guard rejects, whole and with its reasons, writing nothing', async () => {
     const { service, rows, invalidated } = setup();
-    const bad = { ...DOCUMENT, sql_template: 'SELECT rolname FROM pg_roles WHERE :min_amount > 0' };
-    const refused = service.put(root, 'big_orders', bad);
+    const bad = { ...DOCUMENT, sql_template: 'SELECT count(*) AS n FROM pg_roles' };
+    const refused = service.put(root, 'order_count', bad);
     await expect(refused).rejects.toMatchObject({ code: 'INVALID_REPORT' });
     await expect(refused).rejects.toHaveProperty('details.problems');
     expect(rows.size).toBe(0);
@@ -105,7 +93,7 @@ describe('ReportAdminService', () => {
 
   it('refuses an unreadable document with INVALID_REPORT', async () => {
     const { service, rows } = setup();
-    await expect(service.put(root, 'big_orders', { name: 42 })).rejects.toMatchObject({
+    await expect(service.put(root, 'order_count', { name: 42 })).rejects.toMatchObject({
       code: 'INVALID_REPORT',
     });
     expect(rows.size).toBe(0);
@@ -125,8 +113,8 @@ describe('ReportAdminService', () => {
 
   it('deletes a report and tells the catalog', async () => {
     const { service, rows, invalidated } = setup();
-    await service.put(root, 'big_orders', DOCUMENT);
-    await service.delete(root, 'big_orders');
+    await service.put(root, 'order_count', DOCUMENT);
+    await service.delete(root, 'order_count');
     expect(rows.size).toBe(0);
     expect(invalidated).toEqual(['acme', 'acme']);
   });

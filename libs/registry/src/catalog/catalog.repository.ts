@@ -3,14 +3,6 @@ import type { DatabaseHandle } from '@app/db';
 import { sql } from 'kysely';
 import { DATABASE } from '../tokens';
 
-export type {
-  AccessRecords,
-  GeneratedToolRecord,
-  ReportChanges,
-  ReportSelection,
-  StoredReport,
-  TenantRecord,
-} from './catalog-records';
 import type {
   AccessRecords,
   GeneratedToolRecord,

@@ -4,7 +4,7 @@ import type {
   GeneratedToolRecord,
   StoredReport,
   TenantRecord,
-} from './catalog.repository';
+} from './catalog-records';
 import { validSnapshot } from './snapshot-schema';
 
 /**
