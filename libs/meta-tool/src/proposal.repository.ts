@@ -278,6 +278,27 @@ export class ProposalRepository {
     return rows.map(toProposal);
   }
 
+  /** The tenant's latest decided proposals (installed, failed, rejected), newest first. */
+  async recentDecisions(tenantId: string, limit: number) {
+    return this.g
+      .selectFrom('tool_proposals')
+      .select([
+        'id',
+        'name',
+        'proposed_by',
+        'reviewed_by',
+        'status',
+        'outcome',
+        'created_at',
+        'decided_at',
+      ])
+      .where('tenant_id', '=', tenantId)
+      .where('status', 'in', ['installed', 'failed', 'rejected'])
+      .orderBy('decided_at', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
   /** Takes a pending proposal for review; false if it is not pending (any instance took it). */
   async claim(tenantId: string, id: string, reviewer: string): Promise<boolean> {
     const result = await this.g
@@ -401,25 +422,19 @@ export class ProposalRepository {
     }));
   }
 
-  async audit(
-    tenantId: string,
-    actor: string,
-    action: string,
-    subject: string,
-    detail: Record<string, unknown>,
-  ): Promise<void> {
-    await auditIn(this.database.db, tenantId, actor, action, subject, detail);
+  async audit(tenantId: string, ...entry: AuditEntry): Promise<void> {
+    await auditIn(this.database.db, tenantId, ...entry);
   }
 }
+
+/** Who did what to which subject, and the details. */
+type AuditEntry = [actor: string, action: string, subject: string, detail: Record<string, unknown>];
 
 /** One audit row, written with the statement's own connection or inside a transaction. */
 async function auditIn(
   db: Kysely<DB>,
   tenantId: string,
-  actor: string,
-  action: string,
-  subject: string,
-  detail: Record<string, unknown>,
+  ...[actor, action, subject, detail]: AuditEntry
 ): Promise<void> {
   await db
     .withSchema('gateway')

@@ -23,7 +23,7 @@ export type {
   GeneratedToolRecord,
   StoredReport,
   TenantRecord,
-} from './catalog/catalog.repository';
+} from './catalog/catalog-records';
 export { admitReport, TenantCatalog } from './catalog/tenant-catalog';
 export type { AdmittedReport, ReportServingStatus } from './catalog/tenant-catalog';
 export { ReportSet } from './catalog/report-set';

@@ -1,4 +1,3 @@
-import type { DatabaseHandle } from '@app/db';
 import {
   META_TOOL_NAME,
   MetaToolError,
@@ -12,7 +11,6 @@ import {
   CallActivity,
   CatalogService,
   CatalogStore,
-  DATABASE,
   Metrics,
   RegistryError,
   ReportAdminService,
@@ -28,7 +26,7 @@ import {
   TOOL_FORMATS,
 } from '@app/templates';
 import type { ReportMetadata, TemplateProblem, ToolFormat } from '@app/templates';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { offendingPart } from './offending-part';
 import type { OffendingPart } from './offending-part';
 
@@ -86,7 +84,6 @@ const TRY_PAGE_SIZE = 20;
 @Injectable()
 export class ConsoleAdminService {
   constructor(
-    @Inject(DATABASE) private readonly database: DatabaseHandle,
     private readonly store: CatalogStore,
     private readonly catalogs: CatalogService,
     private readonly reports: ReportAdminService,
@@ -253,24 +250,7 @@ export class ConsoleAdminService {
       defaultSchema: catalog.tenant.dataSchema ?? '',
       tables: catalog.tenant.allowedTables,
     };
-    const rows = await this.database.db
-      .withSchema('gateway')
-      .selectFrom('tool_proposals')
-      .select([
-        'id',
-        'name',
-        'proposed_by',
-        'reviewed_by',
-        'status',
-        'outcome',
-        'created_at',
-        'decided_at',
-      ])
-      .where('tenant_id', '=', reviewer.tenantId)
-      .where('status', 'in', ['installed', 'failed', 'rejected'])
-      .orderBy('decided_at', 'desc')
-      .limit(50)
-      .execute();
+    const rows = await this.metaTool.proposals.recentDecisions(reviewer.tenantId, 50);
     return {
       pending: pending.map((p) => ({
         ...p,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { AccessRecords } from '../catalog/catalog.repository';
+import type { AccessRecords } from '../catalog/catalog-records';
 import type { Principal } from './principal';
 
 /** What a grant or a context can name: whole categories and single tools. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AccessPolicy } from '../access/access-policy';
 import { CatalogRepository } from './catalog.repository';
-import type { AccessRecords, GeneratedToolRecord, TenantRecord } from './catalog.repository';
+import type { AccessRecords, GeneratedToolRecord, TenantRecord } from './catalog-records';
 import { RegistryError } from '../errors';
 import { catalogKey, openSnapshot, seal, tenantScope } from './l2-values';
 import type { CatalogSnapshot } from './l2-values';

@@ -1,65 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DatabaseHandle, ReportRow } from '@app/db';
+import type { DatabaseHandle } from '@app/db';
 import { sql } from 'kysely';
 import { DATABASE } from '../tokens';
-import type { FieldType, FilterType, ReportMetadata } from '@app/templates';
 
-export interface TenantRecord {
-  id: string;
-  name: string;
-  /** tells a tenant from an earlier one of the same id (deleted, then created again) */
-  createdAt: string;
-  catalogVersion: number;
-  dataSchema: string | null;
-  allowedTables: string[];
-}
-
-export interface StoredReport {
-  metadata: ReportMetadata;
-  status: 'active' | 'disabled';
-  updatedAt: string;
-}
-
-/** An installed generated tool (meta_tool), as stored. */
-export interface GeneratedToolRecord {
-  name: string;
-  description: string;
-  inputSchema: unknown;
-  source: string;
-  sha256: string;
-  smokeTested: boolean;
-  approvedBy: string;
-  status: 'active' | 'disabled';
-}
-
-export interface AccessRecords {
-  roles: Array<{ name: string; isAdmin: boolean }>;
-  userRoles: Array<{ userId: string; role: string }>;
-  userGrants: Array<{
-    userId: string;
-    category: string | null;
-    reportId: string | null;
-    effect: 'allow' | 'deny';
-  }>;
-  roleGrants: Array<{ role: string; category: string | null; reportId: string | null }>;
-  contexts: Array<{
-    name: string;
-    description: string;
-    category: string | null;
-    reportId: string | null;
-  }>;
-}
-
-/** Which of a tenant's reports to read: all, these ids, or those changed after a catalog version. */
-export type ReportSelection = { ids: readonly string[] } | { changedAfter: number } | undefined;
-
-/** What changed in a tenant's reports after a catalog version. */
-export interface ReportChanges {
-  /** reports inserted or updated after the version, as they are now */
-  changed: StoredReport[];
-  /** ids of reports removed after the version (some may have been added again: see changed) */
-  removed: string[];
-}
+import type {
+  AccessRecords,
+  GeneratedToolRecord,
+  ReportChanges,
+  ReportSelection,
+  StoredReport,
+  TenantRecord,
+} from './catalog-records';
+import { toStoredReport } from './catalog-records';
+import type { ChildRow } from './catalog-records';
 
 /** Reads of the metadata schema. Every method is scoped by tenant, the first argument. */
 @Injectable()
@@ -251,51 +204,3 @@ export class CatalogRepository {
 }
 
 /** A filter or field as loadReports reads it (JSON built by Postgres). */
-interface ChildRow {
-  name: string;
-  type: string;
-  description: string;
-  required?: boolean;
-  enum_values?: string[] | null;
-  default_value?: unknown;
-}
-
-function toStoredReport(r: ReportRow, filters: ChildRow[], fields: ChildRow[]): StoredReport {
-  return {
-    status: r.status,
-    updatedAt: r.updated_at,
-    metadata: {
-      tenantId: r.tenant_id,
-      id: r.id,
-      name: r.name,
-      description: r.description,
-      sqlTemplate: r.sql_template,
-      category: r.category,
-      version: r.version,
-      ...(r.synonyms ? { synonyms: r.synonyms } : {}),
-      ...(r.example_questions ? { exampleQuestions: r.example_questions } : {}),
-      ...(r.statement_timeout_ms !== null || r.max_rows !== null || r.max_result_bytes !== null
-        ? {
-            limits: {
-              statementTimeoutMs: r.statement_timeout_ms,
-              maxRows: r.max_rows,
-              maxResultBytes: r.max_result_bytes,
-            },
-          }
-        : {}),
-      filters: filters.map((f) => ({
-        name: f.name,
-        type: f.type as FilterType,
-        description: f.description,
-        required: f.required ?? false,
-        enumValues: f.enum_values ?? null,
-        defaultValue: f.default_value ?? null,
-      })),
-      fields: fields.map((f) => ({
-        name: f.name,
-        type: f.type as FieldType,
-        description: f.description,
-      })),
-    },
-  };
-}

@@ -1,6 +1,6 @@
 import { ReportTool } from '@app/templates';
 import { AccessPolicy } from '../access/access-policy';
-import type { AccessRecords, StoredReport, TenantRecord } from './catalog.repository';
+import type { AccessRecords, StoredReport, TenantRecord } from './catalog-records';
 import { ReportSet } from './report-set';
 import type { AdmitReport } from './report-set';
 import { TenantCatalog } from './tenant-catalog';
@@ -15,16 +15,22 @@ export const TENANT: TenantRecord = {
   allowedTables: ['orders'],
 };
 
-export function storedReport(id: string, category: string, version = 1): StoredReport {
+export function storedReport(
+  id: string,
+  category: string,
+  version = 1,
+  status: StoredReport['status'] = 'active',
+  sqlTemplate = 'SELECT count(*) AS n FROM orders',
+): StoredReport {
   return {
-    status: 'active',
+    status,
     updatedAt: '2026-11-30T00:00:00Z',
     metadata: {
       tenantId: 'acme',
       id,
       name: id,
       description: `report ${id}`,
-      sqlTemplate: 'SELECT count(*) AS n FROM orders',
+      sqlTemplate,
       category,
       version,
       filters: [],

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ArgumentValidator } from '@app/templates';
 import type { JsonSchema, ToolDefinition } from '@app/templates';
-import type { GeneratedToolRecord } from './catalog.repository';
+import type { GeneratedToolRecord } from './catalog-records';
 import type { Principal } from '../access/principal';
 import type { ToolCallOutcome } from '../execution/report-executor';
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { initSqlParser } from '@app/templates';
-import type { GeneratedToolRecord, StoredReport, TenantRecord } from './catalog.repository';
+import type { GeneratedToolRecord, StoredReport, TenantRecord } from './catalog-records';
 import type { Metrics } from '../metrics';
+import { storedReport } from './fixtures.spec-helper';
 import { dataScope, ReportAdmission } from './report-admission';
 
 const tenant: TenantRecord = {
@@ -13,23 +14,8 @@ const tenant: TenantRecord = {
   allowedTables: ['orders'],
 };
 
-function stored(id: string, sqlTemplate: string, version = 1): StoredReport {
-  return {
-    status: 'active',
-    updatedAt: '2026-11-30T00:00:00Z',
-    metadata: {
-      tenantId: 'acme',
-      id,
-      name: id,
-      description: `report ${id}`,
-      sqlTemplate,
-      category: 'sales',
-      version,
-      filters: [],
-      fields: [{ name: 'n', type: 'integer', description: 'count' }],
-    },
-  };
-}
+const stored = (id: string, sqlTemplate: string, version = 1): StoredReport =>
+  storedReport(id, 'sales', version, 'active', sqlTemplate);
 
 function generated(name: string, source: string, sha256?: string): GeneratedToolRecord {
   return {

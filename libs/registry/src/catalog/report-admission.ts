@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import type { GeneratedToolRecord, TenantRecord } from './catalog.repository';
+import type { GeneratedToolRecord, TenantRecord } from './catalog-records';
 import { GeneratedTool, generatedToolProblem } from './generated-tools';
 import { Metrics } from '../metrics';
 import type { AdmitReport } from './report-set';

@@ -1,30 +1,7 @@
 import { initSqlParser, ReportTool } from '@app/templates';
-import type { StoredReport } from './catalog.repository';
+import { storedReport as stored } from './fixtures.spec-helper';
 import { ReportSet } from './report-set';
 import type { AdmitReport } from './report-set';
-
-function stored(
-  id: string,
-  category: string,
-  version = 1,
-  status: StoredReport['status'] = 'active',
-): StoredReport {
-  return {
-    status,
-    updatedAt: '2026-11-30T00:00:00Z',
-    metadata: {
-      tenantId: 'acme',
-      id,
-      name: id,
-      description: `report ${id}`,
-      sqlTemplate: 'SELECT count(*) AS n FROM orders',
-      category,
-      version,
-      filters: [],
-      fields: [{ name: 'n', type: 'integer', description: 'count' }],
-    },
-  };
-}
 
 /** Serves active reports, counting how often it is asked. */
 function counting(): { admit: AdmitReport; calls: string[] } {

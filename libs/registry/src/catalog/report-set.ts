@@ -1,4 +1,4 @@
-import type { StoredReport } from './catalog.repository';
+import type { StoredReport } from './catalog-records';
 import type { ServedTool } from '../listing/served-tool';
 import type { AdmittedReport } from './tenant-catalog';
 

@@ -3,7 +3,7 @@ import type { TemplateProblem } from '@app/templates';
 import type { AccessPolicy } from '../access/access-policy';
 import type { GeneratedTool } from './generated-tools';
 import type { ReportSet } from './report-set';
-import type { StoredReport, TenantRecord } from './catalog.repository';
+import type { StoredReport, TenantRecord } from './catalog-records';
 import { templateProblems } from './template-check';
 
 export type ReportServingStatus =

@@ -1,20 +1,18 @@
 import { formatTool } from '@app/templates';
 import type { ToolDefinition, ToolFormat } from '@app/templates';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { permissionSetKey } from '../access/access-policy';
 import { BuiltinTools } from './builtin-tools';
 import { CatalogStore } from '../catalog/catalog-store';
-import { RegistryError, toolNotFound } from '../errors';
+import { toolNotFound } from '../errors';
 import { LIST_SHAPER } from './list-shaper';
 import type { ListShaper } from './list-shaper';
 import { Metrics } from '../metrics';
 import type { Principal } from '../access/principal';
-import { accessSubject } from './served-tool';
 import type { ServedTool } from './served-tool';
 import { SharedCache } from '../catalog/shared-cache';
-import { listKey, openListBody, seal } from '../catalog/l2-values';
-import { ListCache } from './list-cache';
+import { ListBodies } from './list-bodies';
 import { ToolIndex } from './tool-index';
+import { permits, toolsetKey } from './toolset';
 import type { TenantCatalog } from '../catalog/tenant-catalog';
 import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
@@ -28,36 +26,30 @@ export interface VisibleSet {
 }
 
 /**
- * Tool lists per caller. The serialised list body is cached per toolset key (L1 here, L2 in
- * Redis), so a warm request costs a key computation and a map lookup: no serialisation, no
+ * Tool lists per caller. The serialised list body is cached per toolset key (ListBodies: L1
+ * here, L2 in Redis), so a warm request costs a key computation and a map lookup: no serialisation, no
  * database, no Redis. Concurrent misses of one key build once.
  */
 @Injectable()
 export class CatalogService {
-  /** UTF-8 bytes, ready for the socket */
-  private readonly lists = new ListCache<Buffer>({
-    max: 10_000,
-    maxSize: 64 * 1024 * 1024,
-    sizeOf: (body, key) => body.length + key.length,
-  });
+  private readonly bodies: ListBodies;
   private readonly indexes = new WeakMap<TenantCatalog, ToolIndex>();
-  private readonly options: RegistryOptions;
-  private readonly countL1: () => void;
 
   constructor(
     readonly store: CatalogStore,
     private readonly builtins: BuiltinTools,
-    private readonly shared: SharedCache,
-    private readonly metrics: Metrics,
+    shared: SharedCache,
+    metrics: Metrics,
     @Optional() @Inject(REGISTRY_OPTIONS) options: RegistryOptions | null = null,
     @Optional() @Inject(LIST_SHAPER) private readonly shaper: ListShaper | null = null,
   ) {
-    this.options = options ?? DEFAULT_REGISTRY_OPTIONS;
-    metrics.describe(
-      'gateway_list_requests_total',
-      'tool list requests, by cache level that answered',
+    this.bodies = new ListBodies(
+      shared,
+      (tenant) => store.l2Scope(tenant),
+      metrics,
+      (options ?? DEFAULT_REGISTRY_OPTIONS).cacheTtlSeconds,
+      shaper?.tag,
     );
-    this.countL1 = metrics.counter('gateway_list_requests_total', { level: 'l1' });
   }
 
   catalog(tenantId: string): Promise<TenantCatalog> {
@@ -78,60 +70,16 @@ export class CatalogService {
     return index;
   }
 
-  /** Whether this caller may use this tool (in this context), by the same rules as the list. */
-  private permits(
-    catalog: TenantCatalog,
-    principal: Principal,
-    roles: string[],
-    tool: ServedTool,
-    context: string | undefined,
-  ): boolean {
-    const { access } = catalog;
-    if (!access.decide(principal, roles, accessSubject(tool)).allowed) return false;
-    // built-ins (meta_tool for its authors) are listed whatever business context is asked for
-    if (
-      tool.kind !== 'builtin' &&
-      context !== undefined &&
-      !access.inContext(context, accessSubject(tool))
-    )
-      return false;
-    return tool.kind !== 'report' || tool.report.isBindableFor(principal);
-  }
-
-  /** The toolset key, from memory alone: tenant, catalog version, permission set, context. */
-  private toolsetKey(
-    catalog: TenantCatalog,
-    principal: Principal,
-    context: string | undefined,
-  ): { key: string; roles: string[] } {
-    const { access } = catalog;
-    if (context !== undefined && !access.hasContext(context)) {
-      const valid = access.contextNames();
-      throw new RegistryError(
-        'UNKNOWN_CONTEXT',
-        `unknown business context "${context}"; valid contexts: ${valid.join(', ') || 'none'}`,
-        { valid_contexts: valid },
-      );
-    }
-    const roles = access.effectiveRoles(principal);
-    const user = access.hasUserRules(principal.userId) ? principal.userId : undefined;
-    const permissions = permissionSetKey(roles, Object.keys(principal.claims), user);
-    return {
-      key: [principal.tenantId, catalog.version, permissions, context ?? '*'].join(':'),
-      roles,
-    };
-  }
-
   async visibleSet(principal: Principal, context?: string): Promise<VisibleSet> {
     const catalog = await this.store.catalog(principal.tenantId);
-    const { key, roles } = this.toolsetKey(catalog, principal, context);
+    const { key, roles } = toolsetKey(catalog, principal, context);
     const index = this.index(catalog);
     const reach = catalog.access.reach(principal, roles);
     const candidates = reach.everything
       ? index.all
       : index.reachable(reach.categories, reach.names);
     const tools = candidates
-      .filter((tool) => this.permits(catalog, principal, roles, tool, context))
+      .filter((tool) => permits(catalog, principal, roles, tool, context))
       .sort((a, b) => (a.definition.name < b.definition.name ? -1 : 1));
     return { catalog, tools, key };
   }
@@ -139,7 +87,7 @@ export class CatalogService {
   /** The caller's toolset key (validating the context): equal keys, equal lists. */
   async toolsetKeyFor(principal: Principal, context?: string): Promise<string> {
     const catalog = await this.store.catalog(principal.tenantId);
-    return this.toolsetKey(catalog, principal, context).key;
+    return toolsetKey(catalog, principal, context).key;
   }
 
   /**
@@ -151,7 +99,7 @@ export class CatalogService {
     const catalog = this.store.current(principal.tenantId);
     if (!catalog || (context !== undefined && !catalog.access.hasContext(context)))
       return undefined;
-    return this.toolsetKey(catalog, principal, context).key;
+    return toolsetKey(catalog, principal, context).key;
   }
 
   /** The tenant's business contexts, from memory; undefined when its catalog is not held. */
@@ -166,10 +114,9 @@ export class CatalogService {
     context?: string,
   ): { body: Buffer; key: string } | undefined {
     const key = this.cachedToolsetKey(principal, context);
-    const body = key === undefined ? undefined : this.lists.get(`${key}:${format}`);
-    if (key === undefined || body === undefined) return undefined;
-    this.countL1();
-    return { body, key };
+    if (key === undefined) return undefined;
+    const body = this.bodies.held(`${key}:${format}`);
+    return body === undefined ? undefined : { body, key };
   }
 
   /** The list response body, serialised once per (toolset, format) and then reused. */
@@ -181,44 +128,17 @@ export class CatalogService {
     const hit = this.cachedListBody(principal, format, context);
     if (hit) return hit;
     const catalog = await this.store.catalog(principal.tenantId);
-    const { key } = this.toolsetKey(catalog, principal, context);
+    const { key } = toolsetKey(catalog, principal, context);
     const cacheKey = `${key}:${format}`;
-    const body = this.lists.get(cacheKey);
-    if (body !== undefined) {
-      this.countL1();
-      return { body, key };
-    }
-    const built = await this.lists.fetch(cacheKey, () =>
-      this.buildList(catalog, principal, format, context, cacheKey),
-    );
-    return { body: built, key };
-  }
-
-  private async buildList(
-    catalog: TenantCatalog,
-    principal: Principal,
-    format: ToolFormat,
-    context: string | undefined,
-    cacheKey: string,
-  ): Promise<Buffer> {
-    const scope = await this.store.l2Scope(catalog.tenant);
-    const l2Key =
-      scope === undefined
-        ? undefined
-        : listKey(scope, `${cacheKey}${this.shaper ? `:${this.shaper.tag}` : ''}`);
-    let json = l2Key === undefined ? undefined : await this.shared.read(l2Key, openListBody);
-    if (json !== undefined) {
-      this.metrics.inc('gateway_list_requests_total', { level: 'l2' });
-    } else {
-      const visible = await this.visibleSet(principal, context);
-      json = JSON.stringify({
-        tools: this.listedDefinitions(visible.tools).map((d) => formatTool(d, format)),
-      });
-      this.metrics.inc('gateway_list_requests_total', { level: 'build' });
-      if (l2Key !== undefined)
-        void this.shared.set(l2Key, seal(json), this.options.cacheTtlSeconds);
-    }
-    return Buffer.from(json);
+    const body =
+      this.bodies.held(cacheKey) ??
+      (await this.bodies.fetch(cacheKey, catalog.tenant, async () => {
+        const visible = await this.visibleSet(principal, context);
+        return JSON.stringify({
+          tools: this.listedDefinitions(visible.tools).map((d) => formatTool(d, format)),
+        });
+      }));
+    return { body, key };
   }
 
   /** The definitions a list of these visible tools holds (every one, unless a shaper trims it). */
@@ -228,7 +148,7 @@ export class CatalogService {
 
   /** Drops every cached list (L1); L2 keys carry the version, so stale ones are never read. */
   clearLists(): void {
-    this.lists.clear();
+    this.bodies.clear();
   }
 
   /**
@@ -244,7 +164,7 @@ export class CatalogService {
     const tool = this.index(catalog).get(name);
     if (!tool) return undefined;
     const roles = catalog.access.effectiveRoles(principal);
-    return this.permits(catalog, principal, roles, tool, undefined) ? { catalog, tool } : undefined;
+    return permits(catalog, principal, roles, tool, undefined) ? { catalog, tool } : undefined;
   }
 
   /** A tool in the caller's own visible set; missing and forbidden are the same error. */
@@ -255,8 +175,7 @@ export class CatalogService {
     const catalog = await this.store.catalog(principal.tenantId);
     const tool = this.index(catalog).get(name);
     const roles = catalog.access.effectiveRoles(principal);
-    if (!tool || !this.permits(catalog, principal, roles, tool, undefined))
-      throw toolNotFound(name);
+    if (!tool || !permits(catalog, principal, roles, tool, undefined)) throw toolNotFound(name);
     return { catalog, tool };
   }
 

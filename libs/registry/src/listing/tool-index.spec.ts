@@ -2,7 +2,7 @@ import { initSqlParser, reportToolName } from '@app/templates';
 import type { ToolDefinition } from '@app/templates';
 import { admitAll, storedReport } from '../catalog/fixtures.spec-helper';
 import { GeneratedTool } from '../catalog/generated-tools';
-import type { GeneratedToolRecord } from '../catalog/catalog.repository';
+import type { GeneratedToolRecord } from '../catalog/catalog-records';
 import { ReportSet } from '../catalog/report-set';
 import type { BuiltinTool } from './served-tool';
 import { ToolIndex } from './tool-index';

@@ -1,0 +1,116 @@
+import type { ReportRow } from '@app/db';
+import type { FieldType, FilterType, ReportMetadata } from '@app/templates';
+
+/** What the catalog reads from the metadata schema, as the registry uses it (not rows). */
+
+export interface TenantRecord {
+  id: string;
+  name: string;
+  /** tells a tenant from an earlier one of the same id (deleted, then created again) */
+  createdAt: string;
+  catalogVersion: number;
+  dataSchema: string | null;
+  allowedTables: string[];
+}
+
+export interface StoredReport {
+  metadata: ReportMetadata;
+  status: 'active' | 'disabled';
+  updatedAt: string;
+}
+
+/** An installed generated tool (meta_tool), as stored. */
+export interface GeneratedToolRecord {
+  name: string;
+  description: string;
+  inputSchema: unknown;
+  source: string;
+  sha256: string;
+  smokeTested: boolean;
+  approvedBy: string;
+  status: 'active' | 'disabled';
+}
+
+export interface AccessRecords {
+  roles: Array<{ name: string; isAdmin: boolean }>;
+  userRoles: Array<{ userId: string; role: string }>;
+  userGrants: Array<{
+    userId: string;
+    category: string | null;
+    reportId: string | null;
+    effect: 'allow' | 'deny';
+  }>;
+  roleGrants: Array<{ role: string; category: string | null; reportId: string | null }>;
+  contexts: Array<{
+    name: string;
+    description: string;
+    category: string | null;
+    reportId: string | null;
+  }>;
+}
+
+/** Which of a tenant's reports to read: all, these ids, or those changed after a catalog version. */
+export type ReportSelection = { ids: readonly string[] } | { changedAfter: number } | undefined;
+
+/** What changed in a tenant's reports after a catalog version. */
+export interface ReportChanges {
+  /** reports inserted or updated after the version, as they are now */
+  changed: StoredReport[];
+  /** ids of reports removed after the version (some may have been added again: see changed) */
+  removed: string[];
+}
+
+/** A filter or field row as json_agg returns it. */
+export interface ChildRow {
+  name: string;
+  type: string;
+  description: string;
+  required?: boolean;
+  enum_values?: string[] | null;
+  default_value?: unknown;
+}
+
+/** A report row with its filters and fields, as the registry uses it. */
+export function toStoredReport(
+  r: ReportRow,
+  filters: ChildRow[],
+  fields: ChildRow[],
+): StoredReport {
+  return {
+    status: r.status,
+    updatedAt: r.updated_at,
+    metadata: {
+      tenantId: r.tenant_id,
+      id: r.id,
+      name: r.name,
+      description: r.description,
+      sqlTemplate: r.sql_template,
+      category: r.category,
+      version: r.version,
+      ...(r.synonyms ? { synonyms: r.synonyms } : {}),
+      ...(r.example_questions ? { exampleQuestions: r.example_questions } : {}),
+      ...(r.statement_timeout_ms !== null || r.max_rows !== null || r.max_result_bytes !== null
+        ? {
+            limits: {
+              statementTimeoutMs: r.statement_timeout_ms,
+              maxRows: r.max_rows,
+              maxResultBytes: r.max_result_bytes,
+            },
+          }
+        : {}),
+      filters: filters.map((f) => ({
+        name: f.name,
+        type: f.type as FilterType,
+        description: f.description,
+        required: f.required ?? false,
+        enumValues: f.enum_values ?? null,
+        defaultValue: f.default_value ?? null,
+      })),
+      fields: fields.map((f) => ({
+        name: f.name,
+        type: f.type as FieldType,
+        description: f.description,
+      })),
+    },
+  };
+}
