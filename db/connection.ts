@@ -46,11 +46,16 @@ export interface DatabaseHandle {
   guardedRead(request: GuardedReadRequest): Promise<GuardedReadResult>;
   /** true when the database answers `SELECT 1` within the time given */
   ping(timeoutMs: number): Promise<boolean>;
-  /** LISTEN on a dedicated connection; `onError` fires when that connection is lost. */
+  /**
+   * LISTEN on a dedicated connection (named `application_name`, 'gateway-listener' unless
+   * given, so operators and `pg_stat_activity` tell the feeds apart); `onError` fires when
+   * that connection is lost.
+   */
   listen(
     channel: string,
     onNotify: (payload: string) => void,
     onError: (err: Error) => void,
+    applicationName?: string,
   ): Promise<Unlisten>;
   close(): Promise<void>;
   /** connection pool use, for metrics (Postgres only) */
@@ -166,8 +171,8 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
       waiting: pool.waitingCount,
       max: poolSize,
     }),
-    async listen(channel, onNotify, onError) {
-      const client = new pg.Client({ connectionString: url, application_name: 'gateway-listener' });
+    async listen(channel, onNotify, onError, applicationName = 'gateway-listener') {
+      const client = new pg.Client({ connectionString: url, application_name: applicationName });
       client.on('notification', (msg) => {
         if (msg.channel === channel) onNotify(msg.payload ?? '');
       });

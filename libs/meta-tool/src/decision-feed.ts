@@ -115,6 +115,7 @@ export class DecisionFeed implements OnApplicationBootstrap, OnApplicationShutdo
         DECISION_CHANNEL,
         (payload) => void this.received(payload),
         (err) => this.lost(err),
+        'gateway-decision-listener',
       );
       this.reconnectDelayMs = 100;
     } catch (err) {

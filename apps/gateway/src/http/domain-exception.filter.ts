@@ -47,6 +47,7 @@ export class DomainExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof LimitError)
       void reply.header('retry-after', String(exception.retryAfterSeconds));
+    else if (status === 503) void reply.header('retry-after', '2');
     if (exception instanceof AuthError) {
       const request = host.switchToHttp().getRequest<FastifyRequest>();
       void reply.header(
