@@ -9,6 +9,30 @@ function splitEventId(eventId: string): [string, string] | undefined {
   return [eventId.slice(0, bar), eventId.slice(bar + 1)];
 }
 
+type Send = (eventId: string, message: JSONRPCMessage) => Promise<void>;
+
+/**
+ * What both event stores share: an event id is `<stream id>|<position>`, and a replay sends
+ * the events of that stream after that position (`replay`, by store).
+ */
+abstract class PositionedEventStore implements EventStore {
+  abstract storeEvent(streamId: string, message: JSONRPCMessage): Promise<string>;
+
+  protected abstract replay(stream: string, position: string, send: Send): Promise<void>;
+
+  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
+    return splitEventId(eventId)?.[0];
+  }
+
+  async replayEventsAfter(lastEventId: string, { send }: { send: Send }): Promise<string> {
+    const parts = splitEventId(lastEventId);
+    if (!parts) return '';
+    const [stream, position] = parts;
+    await this.replay(stream, position, send);
+    return stream;
+  }
+}
+
 /** How many events a session keeps for replay (a reconnecting client needs the last few). */
 export const EVENTS_KEPT = 100;
 
@@ -16,7 +40,7 @@ export const EVENTS_KEPT = 100;
  * Events of one session for `Last-Event-ID` resumption, kept in this process: used when
  * there is no Redis (a client that reconnects to the same replica misses nothing).
  */
-export class MemoryEventStore implements EventStore {
+export class MemoryEventStore extends PositionedEventStore {
   private readonly events: Array<{ seq: number; stream: string; message: JSONRPCMessage }> = [];
   private seq = 0;
 
@@ -27,22 +51,11 @@ export class MemoryEventStore implements EventStore {
     return `${streamId}|${this.seq}`;
   }
 
-  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
-    return splitEventId(eventId)?.[0];
-  }
-
-  async replayEventsAfter(
-    lastEventId: string,
-    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
-  ): Promise<string> {
-    const parts = splitEventId(lastEventId);
-    if (!parts) return '';
-    const [stream, position] = parts;
+  protected async replay(stream: string, position: string, send: Send): Promise<void> {
     const after = Number(position);
     for (const e of this.events) {
       if (e.stream === stream && e.seq > after) await send(`${stream}|${e.seq}`, e.message);
     }
-    return stream;
   }
 }
 
@@ -51,14 +64,16 @@ export class MemoryEventStore implements EventStore {
  * with the session), so a client whose replica died resumes on another one. When Redis is
  * down an event is still delivered live with an id that simply replays nothing.
  */
-export class RedisEventStore implements EventStore {
+export class RedisEventStore extends PositionedEventStore {
   private local = 0;
 
   constructor(
     private readonly redis: Redis,
     private readonly key: string,
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    super();
+  }
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     try {
@@ -85,18 +100,8 @@ export class RedisEventStore implements EventStore {
     }
   }
 
-  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
-    return splitEventId(eventId)?.[0];
-  }
-
-  async replayEventsAfter(
-    lastEventId: string,
-    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
-  ): Promise<string> {
-    const parts = splitEventId(lastEventId);
-    if (!parts) return '';
-    const [stream, position] = parts;
-    if (!/^\d+-\d+$/.test(position) || this.redis.status !== 'ready') return stream;
+  protected async replay(stream: string, position: string, send: Send): Promise<void> {
+    if (!/^\d+-\d+$/.test(position) || this.redis.status !== 'ready') return;
     const entries = await this.redis.xrange(this.key, `(${position}`, '+').catch(() => []);
     for (const [id, fields] of entries) {
       const s = fields[fields.indexOf('s') + 1];
@@ -104,6 +109,5 @@ export class RedisEventStore implements EventStore {
       if (s !== stream || m === undefined) continue;
       await send(`${stream}|${id}`, JSON.parse(m) as JSONRPCMessage);
     }
-    return stream;
   }
 }
