@@ -39,28 +39,9 @@ export async function runTraffic(p: TrafficParts): Promise<number> {
   await writers.connect();
   own.onCleanup(() => writers.close());
   let stopped = false;
-  const worker = async () => {
-    while (!stopped) {
-      const roll = Math.random();
-      if (roll < 0.45) await rest.list();
-      else if (roll < 0.8) await rest.call();
-      else await agents.op();
-    }
-  };
-  const every = async (ms: number, fn: () => Promise<void>) => {
-    while (!stopped) {
-      await sleep(ms);
-      if (!stopped) await fn().catch(() => undefined);
-    }
-  };
   const stopRss = sampleRss(p.cluster, rec);
   const faultScript = runFaults(own, p.cluster, rec, p.totalMs, () => stopped);
-  const concurrency = 6;
-  const loops = [
-    ...Array.from({ length: concurrency }, worker),
-    every(1500, () => writers.write()),
-    every(20_000, () => writers.proposeAndApprove()),
-  ];
+  const loops = startLoops(rest, agents, writers, () => stopped);
   const progress = setInterval(
     () =>
       process.stderr.write(
@@ -75,6 +56,35 @@ export async function runTraffic(p: TrafficParts): Promise<number> {
   await faultScript;
   stopRss();
   return agents.sessionsLost;
+}
+
+/** 6 workers of REST and MCP traffic, the admin writer every 1.5 s, a proposal every 20 s. */
+function startLoops(
+  rest: RestOps,
+  agents: McpAgents,
+  writers: AdminWriters,
+  stopped: () => boolean,
+): Array<Promise<void>> {
+  const worker = async () => {
+    while (!stopped()) {
+      const roll = Math.random();
+      if (roll < 0.45) await rest.list();
+      else if (roll < 0.8) await rest.call();
+      else await agents.op();
+    }
+  };
+  const every = async (ms: number, fn: () => Promise<void>) => {
+    while (!stopped()) {
+      await sleep(ms);
+      if (!stopped()) await fn().catch(() => undefined);
+    }
+  };
+  const concurrency = 6;
+  return [
+    ...Array.from({ length: concurrency }, worker),
+    every(1500, () => writers.write()),
+    every(20_000, () => writers.proposeAndApprove()),
+  ];
 }
 
 /** Stale lists after recovery: a final, quiet check of every lister on every replica. */
