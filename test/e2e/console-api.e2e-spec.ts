@@ -416,7 +416,7 @@ describe('admin console API (e2e, real Postgres)', () => {
       const html = await page.text();
       expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
       const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
-      expect(asset).toBeDefined();
+      expect(asset).toMatch(/^\/console\/assets\/[^/]+\.js$/);
       const js = await fetch(`${gw.baseUrl}${asset}`);
       expect(js.status).toBe(200);
       expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { decodeJwt } from 'jose';
 import { startGateway, TEST_JWT_SECRET } from '../support/gateway';
 import type { RunningGateway } from '../support/gateway';
 
@@ -39,7 +40,12 @@ describe('npm run console-url (e2e)', () => {
     expect(`${url.origin}${url.pathname}`).toBe(`${gw.baseUrl}/console/`);
     expect(url.search).toBe(''); // nothing in what a browser sends
     const token = /^#token=(.+)$/.exec(url.hash)?.[1];
-    expect(token).toBeDefined();
+    // the token speaks for whom the flags said
+    expect(decodeJwt(token ?? '')).toMatchObject({
+      tenant: 'acme',
+      sub: 'ada',
+      roles: ['admin', 'tool_reviewer'],
+    });
     const catalog = await fetch(`${gw.baseUrl}/v1/admin/console/catalog`, {
       headers: { authorization: `Bearer ${token}` },
     });

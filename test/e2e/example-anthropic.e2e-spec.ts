@@ -1,4 +1,4 @@
-import { startFakeProvider, runExample } from '../support/fake-provider';
+import { onboardExampleReport, runExample, startFakeProvider } from '../support/fake-provider';
 import type { FakeProvider } from '../support/fake-provider';
 import { mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
@@ -53,19 +53,7 @@ describe('examples/agent-anthropic.mjs (e2e, fake provider)', () => {
     fake = await startFakeProvider<MessagesRequest>(async (round) => {
       if (round === 1) {
         // the tool list the model was given this round is fixed: onboard now
-        const put = await gw.request('/v1/admin/reports/example_new', {
-          method: 'PUT',
-          as: admin,
-          json: {
-            name: 'Onboarded mid-conversation',
-            description: 'Order count',
-            category: 'sales',
-            sql_template: 'SELECT count(*)::int AS orders FROM orders',
-            filters: [],
-            fields: [{ name: 'orders', type: 'integer' }],
-          },
-        });
-        if (put.status !== 201) throw new Error(`onboarding failed: ${put.status}`);
+        await onboardExampleReport(gw, admin);
         return message(
           [
             { type: 'text', text: 'Let me look.' },

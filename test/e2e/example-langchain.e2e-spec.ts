@@ -1,4 +1,9 @@
-import { startFakeProvider, runExample } from '../support/fake-provider';
+import {
+  openAiCompletion,
+  openAiToolCall,
+  runExample,
+  startFakeProvider,
+} from '../support/fake-provider';
 import type { FakeProvider } from '../support/fake-provider';
 import { mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
@@ -16,19 +21,9 @@ interface ChatRequest {
 }
 
 // a distinct id per round: LangGraph merges messages that share an id
-const completion = (round: number, message: object) => ({
-  id: `chatcmpl-${round}`,
-  object: 'chat.completion',
-  created: 0,
-  model: 'fake',
-  choices: [{ index: 0, message, finish_reason: 'stop', logprobs: null }],
-});
-
-const toolCall = (id: string, name: string, args: object) => ({
-  id,
-  type: 'function',
-  function: { name, arguments: JSON.stringify(args) },
-});
+const completion = (round: number, message: object) =>
+  openAiCompletion(message, `chatcmpl-${round}`);
+const toolCall = openAiToolCall;
 
 /** A tool message's text, whether LangChain sent a string or content parts. */
 function text(content: unknown): string {

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { onboardExampleReport, openAiCompletion, openAiToolCall } from '../support/fake-provider';
 import { mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 
@@ -27,19 +28,8 @@ function readJson(req: IncomingMessage): Promise<ChatRequest> {
   });
 }
 
-const completion = (message: object) => ({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 0,
-  model: 'fake',
-  choices: [{ index: 0, message, finish_reason: 'stop', logprobs: null }],
-});
-
-const toolCall = (id: string, name: string, args: object) => ({
-  id,
-  type: 'function',
-  function: { name, arguments: JSON.stringify(args) },
-});
+const completion = (message: object) => openAiCompletion(message);
+const toolCall = openAiToolCall;
 
 describe('examples (e2e, fake provider)', () => {
   let gw: RunningGateway;
@@ -54,19 +44,7 @@ describe('examples (e2e, fake provider)', () => {
         let message: object;
         if (seen.length === 1) {
           // the tool list the model was given this round is fixed: onboard now
-          const put = await gw.request('/v1/admin/reports/example_new', {
-            method: 'PUT',
-            as: admin,
-            json: {
-              name: 'Onboarded mid-conversation',
-              description: 'Order count',
-              category: 'sales',
-              sql_template: 'SELECT count(*)::int AS orders FROM orders',
-              filters: [],
-              fields: [{ name: 'orders', type: 'integer' }],
-            },
-          });
-          if (put.status !== 201) throw new Error(`onboarding failed: ${put.status}`);
+          await onboardExampleReport(gw, admin);
           message = {
             role: 'assistant',
             content: null,

@@ -243,7 +243,7 @@ describe('meta_tool v2: the loop back to the model (e2e)', () => {
       const proposal = (
         (await pending.json()) as { proposals: Array<{ id: string; name: string }> }
       ).proposals.find((p) => p.name === 'mcp_loop');
-      expect(proposal).toBeDefined();
+      expect(proposal?.name).toBe('mcp_loop');
       if (id) expect(proposal?.id).toBe(id);
       // a standalone GET stream receives server-initiated notifications
       await decide(gw, proposal!.id, 'approve');
@@ -282,7 +282,7 @@ describe('meta_tool v2: META_TOOL_APPROVAL_WAIT_MS (e2e)', () => {
       const found = (
         (await res.json()) as { proposals: Array<{ id: string; name: string }> }
       ).proposals.find((p) => p.name === 'quick_review');
-      expect(found).toBeDefined();
+      expect(found?.name).toBe('quick_review');
       return found!.id;
     });
     await decide(gw, id, 'approve');

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
+import { DEMO_REPORTS } from '@app/db';
 import type { DB } from '@app/db';
 import { Metrics } from '@app/registry';
 import { changeCatalog, mintToken, startGateway } from '../support/gateway';
@@ -236,7 +237,8 @@ describe('progressive disclosure past TOOLS_INLINE_MAX (e2e, REST and MCP)', () 
     }>;
     expect(hits[0]).toMatchObject({
       name: 'query_report_sales_by_region',
-      title: expect.any(String),
+      // the title is the report's own name
+      title: DEMO_REPORTS.find((r) => r.id === 'sales_by_region')?.name,
     });
     const finance = await callTool(alice, 'search_tools', { query: 'revenue by month', limit: 25 });
     expect((finance.body.result.tools as Array<{ name: string }>).map((t) => t.name)).not.toContain(

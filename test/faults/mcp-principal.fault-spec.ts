@@ -30,7 +30,7 @@ describe('faults: the principal of an MCP request is its own', () => {
       body: JSON.stringify(MCP_INITIALIZE),
     });
     session = res.headers.get('mcp-session-id')!;
-    expect(session).toBeTruthy();
+    expect(session).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   });
   afterAll(() => gw.close());
 

@@ -103,7 +103,9 @@ describe('faults (property): random report rows never take the other reports dow
         const set = ReportSet.of([...random, ...sound], 'scope', (s) => admitReport(s, tenant));
         for (const s of sound) {
           expect(set.verdict(s.metadata.id)?.status).toEqual({ served: true });
-          expect(set.tool(`query_report_${s.metadata.id}`)).toBeDefined();
+          expect(set.tool(`query_report_${s.metadata.id}`)?.definition.name).toBe(
+            `query_report_${s.metadata.id}`,
+          );
         }
         for (const r of random) {
           const verdict = set.verdict(r.metadata.id);

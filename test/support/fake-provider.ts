@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import type { RunningGateway, TokenClaims } from './gateway';
 
 /**
  * A scripted stand-in for an LLM provider's HTTP API (no network): it records every request
@@ -69,4 +70,40 @@ export async function runExample(
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   return { code, out, err };
+}
+
+/** An OpenAI chat completion answering with `message` (`id` distinct per round if needed). */
+export const openAiCompletion = (message: object, id = 'chatcmpl-1') => ({
+  id,
+  object: 'chat.completion',
+  created: 0,
+  model: 'fake',
+  choices: [{ index: 0, message, finish_reason: 'stop', logprobs: null }],
+});
+
+/** An OpenAI tool call, as a model asks for one. */
+export const openAiToolCall = (id: string, name: string, args: object) => ({
+  id,
+  type: 'function',
+  function: { name, arguments: JSON.stringify(args) },
+});
+
+/**
+ * Adds the report `example_new` (tool `query_report_example_new`) as `admin`: the examples'
+ * tests onboard it mid-conversation, so the model sees it only from the next round.
+ */
+export async function onboardExampleReport(gw: RunningGateway, admin: TokenClaims): Promise<void> {
+  const put = await gw.request('/v1/admin/reports/example_new', {
+    method: 'PUT',
+    as: admin,
+    json: {
+      name: 'Onboarded mid-conversation',
+      description: 'Order count',
+      category: 'sales',
+      sql_template: 'SELECT count(*)::int AS orders FROM orders',
+      filters: [],
+      fields: [{ name: 'orders', type: 'integer' }],
+    },
+  });
+  if (put.status !== 201) throw new Error(`onboarding failed: ${put.status}`);
 }

@@ -1,10 +1,4 @@
-import {
-  META_TOOL_NAME,
-  MetaToolError,
-  MetaToolService,
-  staticGate,
-  TOOL_REVIEWER_ROLE,
-} from '@app/meta-tool';
+import { META_TOOL_NAME, MetaToolError, MetaToolService, TOOL_REVIEWER_ROLE } from '@app/meta-tool';
 import type { GateViolation, Proposal } from '@app/meta-tool';
 import {
   BuiltinTools,
@@ -15,62 +9,23 @@ import {
   RegistryError,
   ReportAdminService,
   ReportExecutor,
-  templateProblems,
 } from '@app/registry';
-import type { CallBucket, Principal, TenantCatalog, ToolCallOutcome } from '@app/registry';
-import {
-  formatTool,
-  parseReportDocument,
-  ReportTool,
-  TemplateError,
-  TOOL_FORMATS,
-} from '@app/templates';
-import type { ReportMetadata, TemplateProblem, ToolFormat } from '@app/templates';
+import type { Principal, TenantCatalog, ToolCallOutcome } from '@app/registry';
+import { formatTool, TOOL_FORMATS } from '@app/templates';
+import type { ToolFormat } from '@app/templates';
 import { Injectable } from '@nestjs/common';
-import { offendingPart } from './offending-part';
-import type { OffendingPart } from './offending-part';
+import { tenantHealth } from './console-health';
+import type { TenantHealth } from './console-health';
+import { decidedProposals, withStaticFindings } from './console-review';
+import type { ConsoleCatalogEntry, DecidedProposal, ValidationVerdict } from './console-types';
+import { contextsOf, judgeReport } from './report-judge';
 
-export interface ValidationProblem extends TemplateProblem {
-  /** where in sql_template the problem points, when the message names something in it */
-  part?: OffendingPart;
-}
-
-export interface ValidationVerdict {
-  ok: boolean;
-  problems: ValidationProblem[];
-  /** present when ok: the tool as each provider gets it, and what the model reads */
-  tool?: {
-    name: string;
-    description: string;
-    contexts: string[];
-    formats: Record<ToolFormat, object>;
-  };
-  /** whether a report with this id exists already (save replaces it) */
-  exists: boolean;
-}
-
-export interface ConsoleCatalogEntry {
-  id: string;
-  name: string;
-  category: string;
-  contexts: string[];
-  served: boolean;
-  reason?: string;
-  problems?: TemplateProblem[];
-  version: number;
-  updated_at: string;
-}
-
-export interface DecidedProposal {
-  id: string;
-  name: string;
-  proposed_by: string;
-  reviewed_by: string | null;
-  status: string;
-  outcome: string | null;
-  created_at: string;
-  decided_at: string | null;
-}
+export type {
+  ConsoleCatalogEntry,
+  DecidedProposal,
+  ValidationProblem,
+  ValidationVerdict,
+} from './console-types';
 
 /** Largest page "Try it" shows: a preview, not an export. */
 const TRY_PAGE_SIZE = 20;
@@ -103,19 +58,13 @@ export class ConsoleAdminService {
     return catalog;
   }
 
-  private contextsOf(catalog: TenantCatalog, id: string, category: string): string[] {
-    return catalog.access
-      .contextNames()
-      .filter((c) => catalog.access.inContext(c, { id, category }));
-  }
-
   async catalog(admin: Principal): Promise<{ version: number; reports: ConsoleCatalogEntry[] }> {
     const reports = await this.reports.list(admin);
     const catalog = await this.adminCatalog(admin);
     return {
       version: catalog.version,
       reports: reports
-        .map((r) => ({ ...r, contexts: this.contextsOf(catalog, r.id, r.category) }))
+        .map((r) => ({ ...r, contexts: contextsOf(catalog, r.id, r.category) }))
         .sort((a, b) => (a.id < b.id ? -1 : 1)),
     };
   }
@@ -124,7 +73,7 @@ export class ConsoleAdminService {
   async validate(admin: Principal, id: string, document: unknown): Promise<ValidationVerdict> {
     const catalog = await this.adminCatalog(admin);
     const exists = catalog.reportVersion(id) !== undefined;
-    const judged = this.judge(catalog, id, document);
+    const judged = judgeReport(catalog, id, document);
     if (!judged.ok) return { ok: false, problems: judged.problems, exists };
     const { tool } = judged;
     const formats = Object.fromEntries(
@@ -137,7 +86,7 @@ export class ConsoleAdminService {
       tool: {
         name: tool.definition.name,
         description: tool.definition.description,
-        contexts: this.contextsOf(catalog, tool.report.id, tool.report.category),
+        contexts: contextsOf(catalog, tool.report.id, tool.report.category),
         formats,
       },
     };
@@ -150,7 +99,7 @@ export class ConsoleAdminService {
       report?: unknown;
       arguments?: unknown;
     };
-    const judged = this.judge(catalog, id, report);
+    const judged = judgeReport(catalog, id, report);
     if (!judged.ok) {
       throw new RegistryError(
         'INVALID_REPORT',
@@ -168,36 +117,6 @@ export class ConsoleAdminService {
       { ...sample, page: 1, page_size: pageSize },
       admin,
     );
-  }
-
-  private judge(
-    catalog: TenantCatalog,
-    id: string,
-    document: unknown,
-  ): { ok: true; tool: ReportTool } | { ok: false; problems: ValidationProblem[] } {
-    const sql =
-      document &&
-      typeof document === 'object' &&
-      typeof (document as { sql_template?: unknown }).sql_template === 'string'
-        ? (document as { sql_template: string }).sql_template
-        : '';
-    const withParts = (problems: TemplateProblem[]): ValidationProblem[] =>
-      problems.map((p) => {
-        const part = offendingPart(sql, p.message);
-        return part ? { ...p, part } : { ...p };
-      });
-    const parsed = parseReportDocument(catalog.tenant.id, id, document);
-    if (!parsed.ok) return { ok: false, problems: withParts(parsed.problems) };
-    let tool: ReportTool;
-    try {
-      tool = new ReportTool(parsed.metadata);
-    } catch (err) {
-      if (err instanceof TemplateError) return { ok: false, problems: withParts(err.problems) };
-      throw err;
-    }
-    const problems = templateProblems(parsed.metadata as ReportMetadata, catalog.tenant);
-    if (problems.length > 0) return { ok: false, problems: withParts(problems) };
-    return { ok: true, tool };
   }
 
   /** The tool list a user (or a set of roles and claims) of the caller's tenant gets. */
@@ -242,80 +161,26 @@ export class ConsoleAdminService {
         `reviewing proposals needs the ${TOOL_REVIEWER_ROLE} role of your tenant`,
       );
     }
-    const reserved = new Set([
-      META_TOOL_NAME,
-      ...this.builtins.all().map((b) => b.definition.name),
-    ]);
-    const whitelist = {
-      defaultSchema: catalog.tenant.dataSchema ?? '',
-      tables: catalog.tenant.allowedTables,
-    };
-    const rows = await this.metaTool.proposals.recentDecisions(reviewer.tenantId, 50);
+    const reserved = [META_TOOL_NAME, ...this.builtins.all().map((b) => b.definition.name)];
     return {
-      pending: pending.map((p) => ({
-        ...p,
-        static_findings: staticGate({
-          name: p.name,
-          code: p.source,
-          reservedNames: reserved,
-          whitelist,
-        }),
-      })),
-      history: rows.map((r) => ({
-        ...r,
-        created_at: new Date(r.created_at as unknown as string).toISOString(),
-        decided_at: r.decided_at === null ? null : new Date(r.decided_at).toISOString(),
-      })),
+      pending: withStaticFindings(pending, reserved, catalog.tenant),
+      history: await decidedProposals(this.metaTool.proposals, reviewer.tenantId),
     };
   }
 
   /** The caller's tenant at a glance; cache figures are this instance's, across tenants. */
-  async health(admin: Principal): Promise<{
-    tenant: string;
-    catalog_version: number;
-    reports: { total: number; served: number; not_served: number };
-    calls: CallBucket[];
-    cache: {
-      list_requests: { l1: number; l2: number; build: number };
-      list_hit_rate: number | null;
-      l2: { hits: number; misses: number; errors: number; hit_rate: number | null };
-      catalog_builds: { postgres: number; redis: number; refresh: number };
-      listener_up: boolean;
-    };
-  }> {
+  async health(admin: Principal): Promise<TenantHealth> {
     const { reports } = await this.catalog(admin);
     const catalog = await this.adminCatalog(admin);
-    const m = (name: string, labels: Record<string, string> = {}) =>
-      this.metrics.value(name, labels);
-    const lists = {
-      // the hot paths count their answers here too (CatalogService.cachedListBody)
-      l1: m('gateway_list_requests_total', { level: 'l1' }),
-      l2: m('gateway_list_requests_total', { level: 'l2' }),
-      build: m('gateway_list_requests_total', { level: 'build' }),
-    };
-    const listTotal = lists.l1 + lists.l2 + lists.build;
-    const l2 = {
-      hits: m('gateway_l2_hits_total'),
-      misses: m('gateway_l2_misses_total'),
-      errors: m('gateway_l2_errors_total'),
-    };
-    const served = reports.filter((r) => r.served).length;
-    return {
-      tenant: admin.tenantId,
-      catalog_version: catalog.version,
-      reports: { total: reports.length, served, not_served: reports.length - served },
-      calls: this.activity.recent(admin.tenantId),
-      cache: {
-        list_requests: lists,
-        list_hit_rate: listTotal === 0 ? null : (lists.l1 + lists.l2) / listTotal,
-        l2: { ...l2, hit_rate: l2.hits + l2.misses === 0 ? null : l2.hits / (l2.hits + l2.misses) },
-        catalog_builds: {
-          postgres: m('gateway_catalog_builds_total', { source: 'postgres' }),
-          redis: m('gateway_catalog_builds_total', { source: 'redis' }),
-          refresh: m('gateway_catalog_builds_total', { source: 'refresh' }),
-        },
-        listener_up: this.store.isListening,
+    return tenantHealth(
+      this.metrics,
+      {
+        id: admin.tenantId,
+        version: catalog.version,
+        reports,
+        calls: this.activity.recent(admin.tenantId),
       },
-    };
+      this.store.isListening,
+    );
   }
 }

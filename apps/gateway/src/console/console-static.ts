@@ -50,45 +50,53 @@ export async function registerConsole(
     void secure(reply).redirect('/console/', 302);
   });
   if (!built) {
-    fastify.get('/console/*', (_request, reply) => {
-      void secure(reply)
-        .status(httpStatus('CONSOLE_NOT_BUILT'))
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(
-          errorBody(
-            'CONSOLE_NOT_BUILT',
-            `the admin console is not built (no ${path.join(root, 'index.html')}); run npm run build`,
-          ),
-        );
-    });
+    notBuilt(fastify, root);
     return { built, root };
   }
-  await app.register(async (scope: FastifyInstance) => {
-    // send's refusals (a path that climbs out, a dotfile) are answered here, coded, not as 500s
-    scope.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
-      const [code, message] =
-        error.statusCode && error.statusCode < 500
-          ? (['NOT_FOUND', 'no such console file'] as const)
-          : (['INTERNAL', 'the console file could not be sent'] as const);
-      void secure(reply)
-        .status(httpStatus(code))
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(errorBody(code, message));
-    });
-    await scope.register(fastifyStatic, {
-      root,
-      prefix: '/console/',
-      decorateReply: false,
-      index: ['index.html'],
-      cacheControl: false,
-      dotfiles: 'deny',
-      setHeaders: (reply: FastifyReply, file: string) => {
-        secure(reply).header(
-          'cache-control',
-          path.relative(root, file).startsWith(`assets${path.sep}`) ? IMMUTABLE : 'no-cache',
-        );
-      },
-    });
-  });
+  await app.register((scope: FastifyInstance) => serveStatic(scope, root));
   return { built, root };
+}
+
+/** /console/* answers a coded 503 saying how to build the console. */
+function notBuilt(fastify: FastifyInstance, root: string): void {
+  fastify.get('/console/*', (_request, reply) => {
+    void secure(reply)
+      .status(httpStatus('CONSOLE_NOT_BUILT'))
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(
+        errorBody(
+          'CONSOLE_NOT_BUILT',
+          `the admin console is not built (no ${path.join(root, 'index.html')}); run npm run build`,
+        ),
+      );
+  });
+}
+
+/** The built files, assets immutable, the page revalidated; send's refusals coded. */
+async function serveStatic(scope: FastifyInstance, root: string): Promise<void> {
+  // send's refusals (a path that climbs out, a dotfile) are answered here, coded, not as 500s
+  scope.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
+    const [code, message] =
+      error.statusCode && error.statusCode < 500
+        ? (['NOT_FOUND', 'no such console file'] as const)
+        : (['INTERNAL', 'the console file could not be sent'] as const);
+    void secure(reply)
+      .status(httpStatus(code))
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(errorBody(code, message));
+  });
+  await scope.register(fastifyStatic, {
+    root,
+    prefix: '/console/',
+    decorateReply: false,
+    index: ['index.html'],
+    cacheControl: false,
+    dotfiles: 'deny',
+    setHeaders: (reply: FastifyReply, file: string) => {
+      secure(reply).header(
+        'cache-control',
+        path.relative(root, file).startsWith(`assets${path.sep}`) ? IMMUTABLE : 'no-cache',
+      );
+    },
+  });
 }

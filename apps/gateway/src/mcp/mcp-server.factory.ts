@@ -92,39 +92,48 @@ export class McpServerFactory {
       onListed(fingerprint);
       return { tools };
     });
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const principal = requestPrincipal(extra);
-      try {
-        let found: string[] | undefined;
-        const outcome = await this.pipeline.callTool(
-          principal,
-          request.params.name,
-          request.params.arguments ?? {},
-          'mcp',
-          async () => {
-            const called = await this.selection.call(
-              principal,
-              request.params.name,
-              request.params.arguments ?? {},
-              identity.context,
-            );
-            found = called.found;
-            return called.outcome;
-          },
-        );
-        if (found && found.length > 0 && remember(identity, found))
-          void server.sendToolListChanged().catch(() => undefined);
-        return withTraceId(toCallResult(outcome, this.config.mcp.textMaxBytes));
-      } catch (err) {
-        const failure = mcpCallFailure(err);
-        if ('error' in failure) throw failure.error;
-        return withTraceId({
-          isError: true,
-          content: [{ type: 'text', text: failure.result.text }],
-        });
-      }
-    });
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
+      this.callTool(server, identity, request.params, requestPrincipal(extra)),
+    );
     return server;
+  }
+
+  /** tools/call: through the pipeline; a tool found by the selection joins the session's list. */
+  private async callTool(
+    server: Server,
+    identity: SessionIdentity,
+    params: { name: string; arguments?: Record<string, unknown> },
+    principal: Principal,
+  ) {
+    try {
+      let found: string[] | undefined;
+      const outcome = await this.pipeline.callTool(
+        principal,
+        params.name,
+        params.arguments ?? {},
+        'mcp',
+        async () => {
+          const called = await this.selection.call(
+            principal,
+            params.name,
+            params.arguments ?? {},
+            identity.context,
+          );
+          found = called.found;
+          return called.outcome;
+        },
+      );
+      if (found && found.length > 0 && remember(identity, found))
+        void server.sendToolListChanged().catch(() => undefined);
+      return withTraceId(toCallResult(outcome, this.config.mcp.textMaxBytes));
+    } catch (err) {
+      const failure = mcpCallFailure(err);
+      if ('error' in failure) throw failure.error;
+      return withTraceId({
+        isError: true,
+        content: [{ type: 'text', text: failure.result.text }],
+      });
+    }
   }
 
   /** What the server tells the model up front: what it serves and the tenant's contexts. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
-import type { EventStore } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { RedisEventStore } from './mcp-event-store';
+
+export { EVENTS_KEPT, MemoryEventStore, RedisEventStore } from './mcp-event-store';
 
 /**
  * What any replica needs to continue an MCP session it did not open. The principal is not
@@ -15,113 +16,7 @@ export interface SharedSessionState {
   fingerprint: string;
 }
 
-/** An event id is `<stream id>|<position>`; the stream id is the SDK's ('_GET_stream', ...). */
-function splitEventId(eventId: string): [string, string] | undefined {
-  const bar = eventId.lastIndexOf('|');
-  if (bar <= 0 || bar === eventId.length - 1) return undefined;
-  return [eventId.slice(0, bar), eventId.slice(bar + 1)];
-}
-
 export type Liveness = 'alive' | 'closed' | 'lost';
-
-/** How many events a session keeps for replay (a reconnecting client needs the last few). */
-export const EVENTS_KEPT = 100;
-
-/**
- * Events of one session for `Last-Event-ID` resumption, kept in this process: used when
- * there is no Redis (a client that reconnects to the same replica misses nothing).
- */
-export class MemoryEventStore implements EventStore {
-  private readonly events: Array<{ seq: number; stream: string; message: JSONRPCMessage }> = [];
-  private seq = 0;
-
-  async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
-    this.seq += 1;
-    this.events.push({ seq: this.seq, stream: streamId, message });
-    if (this.events.length > EVENTS_KEPT) this.events.shift();
-    return `${streamId}|${this.seq}`;
-  }
-
-  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
-    return splitEventId(eventId)?.[0];
-  }
-
-  async replayEventsAfter(
-    lastEventId: string,
-    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
-  ): Promise<string> {
-    const parts = splitEventId(lastEventId);
-    if (!parts) return '';
-    const [stream, position] = parts;
-    const after = Number(position);
-    for (const e of this.events) {
-      if (e.stream === stream && e.seq > after) await send(`${stream}|${e.seq}`, e.message);
-    }
-    return stream;
-  }
-}
-
-/**
- * Events of one session in a Redis stream (`mcp:e:<session>`, capped at EVENTS_KEPT, expiring
- * with the session), so a client whose replica died resumes on another one. When Redis is
- * down an event is still delivered live with an id that simply replays nothing.
- */
-export class RedisEventStore implements EventStore {
-  private local = 0;
-
-  constructor(
-    private readonly redis: Redis,
-    private readonly key: string,
-    private readonly ttlMs: number,
-  ) {}
-
-  async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
-    try {
-      if (this.redis.status !== 'ready') throw new Error('redis not ready');
-      const [[, id]] = (await this.redis
-        .multi()
-        .xadd(
-          this.key,
-          'MAXLEN',
-          '~',
-          String(EVENTS_KEPT),
-          '*',
-          's',
-          streamId,
-          'm',
-          JSON.stringify(message),
-        )
-        .pexpire(this.key, this.ttlMs)
-        .exec()) as [[Error | null, string]];
-      return `${streamId}|${id}`;
-    } catch {
-      this.local += 1;
-      return `${streamId}|local-${this.local}`;
-    }
-  }
-
-  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
-    return splitEventId(eventId)?.[0];
-  }
-
-  async replayEventsAfter(
-    lastEventId: string,
-    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
-  ): Promise<string> {
-    const parts = splitEventId(lastEventId);
-    if (!parts) return '';
-    const [stream, position] = parts;
-    if (!/^\d+-\d+$/.test(position) || this.redis.status !== 'ready') return stream;
-    const entries = await this.redis.xrange(this.key, `(${position}`, '+').catch(() => []);
-    for (const [id, fields] of entries) {
-      const s = fields[fields.indexOf('s') + 1];
-      const m = fields[fields.indexOf('m') + 1];
-      if (s !== stream || m === undefined) continue;
-      await send(`${stream}|${id}`, JSON.parse(m) as JSONRPCMessage);
-    }
-    return stream;
-  }
-}
 
 /**
  * MCP session state in Redis, shared by every replica:

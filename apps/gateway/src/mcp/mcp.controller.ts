@@ -45,38 +45,55 @@ export class McpController {
       );
     }
     const sessionId = request.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
-      let session;
-      try {
-        session = await this.sessions.find(sessionId, principal);
-      } catch (err) {
-        if (err instanceof SessionOwnerError)
-          return refuseMcp(reply, 'SESSION_FORBIDDEN', err.message);
-        throw err;
-      }
-      if (!session)
-        return refuseMcp(reply, 'SESSION_NOT_FOUND', 'session not found; initialize a new one');
-      if (session.owner !== ownerOf(principal))
-        return refuseMcp(reply, 'SESSION_FORBIDDEN', 'this session belongs to another user');
-      // the SDK would answer a malformed tools/call with -32603 and a schema dump
-      const badParams = request.method === 'POST' ? invalidToolCallParams(request.body) : undefined;
-      if (badParams !== undefined)
-        return refuseMcp(
-          reply,
-          'INVALID_PARAMS',
-          badParams,
-          (request.body as { id?: unknown }).id ?? null,
-        );
-      reply.hijack();
-      // a GET is the session's notification stream: announce changes on it while it is open
-      const closed =
-        request.method === 'GET'
-          ? this.sessions.streamOpened(session, () => reply.raw.headersSent)
-          : undefined;
-      if (closed) reply.raw.once('close', closed);
-      await session.transport.handleRequest(withAuth(request, principal), reply.raw, request.body);
-      return;
+    if (typeof sessionId === 'string')
+      return this.continueSession(sessionId, principal, request, reply);
+    return this.initialize(principal, request, reply);
+  }
+
+  /** A request of an existing session (held here or adopted from Redis). */
+  private async continueSession(
+    sessionId: string,
+    principal: Principal,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
+    let session;
+    try {
+      session = await this.sessions.find(sessionId, principal);
+    } catch (err) {
+      if (err instanceof SessionOwnerError)
+        return refuseMcp(reply, 'SESSION_FORBIDDEN', err.message);
+      throw err;
     }
+    if (!session)
+      return refuseMcp(reply, 'SESSION_NOT_FOUND', 'session not found; initialize a new one');
+    if (session.owner !== ownerOf(principal))
+      return refuseMcp(reply, 'SESSION_FORBIDDEN', 'this session belongs to another user');
+    // the SDK would answer a malformed tools/call with -32603 and a schema dump
+    const badParams = request.method === 'POST' ? invalidToolCallParams(request.body) : undefined;
+    if (badParams !== undefined)
+      return refuseMcp(
+        reply,
+        'INVALID_PARAMS',
+        badParams,
+        (request.body as { id?: unknown }).id ?? null,
+      );
+    reply.hijack();
+    // a GET is the session's notification stream: announce changes on it while it is open
+    const closed =
+      request.method === 'GET'
+        ? this.sessions.streamOpened(session, () => reply.raw.headersSent)
+        : undefined;
+    if (closed) reply.raw.once('close', closed);
+    await session.transport.handleRequest(withAuth(request, principal), reply.raw, request.body);
+  }
+
+  /** A request without a session: only an initialize opens one. */
+  private async initialize(
+    principal: Principal,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
     if (request.method === 'POST' && !isJsonRpcMessage(request.body)) {
       return refuseMcp(
         reply,

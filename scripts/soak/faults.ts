@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import type { Cluster } from '../cluster/cluster';
+import type { Recorder } from './model';
+import type { SoakResources } from './resources';
+
+type Fault = [at: number, name: string, run: () => Promise<void>];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The replica killed comes back (the supervisor): the fault lasts until HAProxy routes to it. */
+async function killReplica(c: Cluster): Promise<void> {
+  const victim = c.replicas[0];
+  const gone = victim.exited();
+  victim.kill('SIGKILL');
+  await gone;
+  const until = Date.now() + 90_000;
+  while ((await c.upReplicas().catch(() => [])).length < c.replicas.length) {
+    if (Date.now() > until) throw new Error('the killed replica did not come back');
+    await sleep(200);
+  }
+}
+
+function faultsOf(own: SoakResources, c: Cluster, rec: Recorder): Fault[] {
+  return [
+    [0.2, 'kill-replica', () => killReplica(c)],
+    [
+      0.38,
+      'restart-redis',
+      async () => {
+        await own.redis.stop();
+        await own.redis.start();
+      },
+    ],
+    [
+      0.55,
+      'terminate-listen',
+      async () => {
+        const r = await own.admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'gateway-listener'`,
+          [own.dbName],
+        );
+        rec.notes.push(`terminate-listen ended ${r.rowCount} LISTEN connection(s)`);
+      },
+    ],
+    [
+      0.72,
+      'pause-postgres',
+      async () => {
+        await own.pgProxy.stop();
+        await sleep(5000);
+        await own.pgProxy.start(own.proxyPort);
+      },
+    ],
+  ];
+}
+
+async function fault(rec: Recorder, name: string, fn: () => Promise<void>): Promise<void> {
+  const start = rec.now();
+  process.stderr.write(`[soak] ${(start / 1000).toFixed(0)} s: ${name}\n`);
+  // the phase exists from its start: answers arriving during the fault belong to it
+  const phase = { name, start, end: Infinity };
+  rec.phases.push(phase);
+  await fn();
+  phase.end = rec.now();
+}
+
+/** Runs the fault script over the run (each fault at its share of `totalMs`). */
+export async function runFaults(
+  own: SoakResources,
+  c: Cluster,
+  rec: Recorder,
+  totalMs: number,
+  stopped: () => boolean,
+): Promise<void> {
+  for (const [at, name, fn] of faultsOf(own, c, rec)) {
+    const wait = at * totalMs - rec.now();
+    if (wait > 0) await sleep(wait);
+    if (stopped()) return;
+    await fault(rec, name, fn).catch((err: unknown) =>
+      rec.notes.push(`${name} failed: ${String(err)}`),
+    );
+  }
+}
+
+/** Samples each replica's RSS every 2 s; returns what stops it. */
+export function sampleRss(c: Cluster, rec: Recorder): () => void {
+  const timer = setInterval(() => {
+    for (const r of c.replicas) {
+      if (!r.pid) continue;
+      try {
+        const status = readFileSync(`/proc/${r.pid}/status`, 'utf8');
+        const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+        if (kb) rec.rss.push({ t: rec.now(), replica: r.name, mb: kb / 1024 });
+      } catch {
+        // the replica is between lives (killed, restarting)
+      }
+    }
+  }, 2000);
+  return () => clearInterval(timer);
+}

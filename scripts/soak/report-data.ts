@@ -1,0 +1,110 @@
+import { percentile } from './model';
+import type { Recorder, Sample } from './model';
+import type { FaultMark } from './charts';
+
+export type Point = { t: number; value: number; series: string };
+
+/** The faults as the charts shade them (at least a second wide). */
+export function faultMarks(rec: Recorder): FaultMark[] {
+  return rec.phases.map((p) => ({
+    name: p.name,
+    start: p.start / 1000,
+    end: Math.max(p.end, p.start + 1000) / 1000,
+  }));
+}
+
+/** Throughput (ok and other answers/s) and latency (p50, p99) per 5 s bucket. */
+export function perBucket(samples: Sample[]): { throughput: Point[]; latency: Point[] } {
+  const bucket = 5000;
+  const buckets = new Map<number, Sample[]>();
+  for (const s of samples) {
+    const b = Math.floor(s.t / bucket);
+    if (!buckets.has(b)) buckets.set(b, []);
+    buckets.get(b)!.push(s);
+  }
+  const throughput: Point[] = [];
+  const latency: Point[] = [];
+  for (const [b, list] of [...buckets.entries()].sort((x, y) => x[0] - y[0])) {
+    const t = (b * bucket) / 1000;
+    throughput.push({
+      t,
+      value: list.filter((s) => s.cls === 'ok').length / (bucket / 1000),
+      series: 'ok answers/s',
+    });
+    throughput.push({
+      t,
+      value: list.filter((s) => s.cls !== 'ok').length / (bucket / 1000),
+      series: 'other answers/s',
+    });
+    const ms = list.map((s) => s.ms).sort((x, y) => x - y);
+    latency.push({ t, value: percentile(ms, 50), series: 'p50' });
+    latency.push({ t, value: percentile(ms, 99), series: 'p99' });
+  }
+  return { throughput, latency };
+}
+
+/** The figures the report's tables show. */
+export interface Figures {
+  byClass: Map<string, number>;
+  byOp: Map<string, { n: number; ok: number }>;
+  phaseRows: string[];
+  rssRows: string[];
+  unexpected5xx: number;
+  expected503: number;
+  slowest: Sample[];
+  staleDuring: number;
+  staleSteady: number;
+  wrong: number;
+}
+
+export function figures(rec: Recorder): Figures {
+  const samples = rec.samples;
+  const byClass = new Map<string, number>();
+  for (const s of samples) byClass.set(s.cls, (byClass.get(s.cls) ?? 0) + 1);
+  const byOp = new Map<string, { n: number; ok: number }>();
+  for (const s of samples) {
+    const e = byOp.get(s.op) ?? { n: 0, ok: 0 };
+    e.n += 1;
+    if (s.cls === 'ok') e.ok += 1;
+    byOp.set(s.op, e);
+  }
+  const stale = samples.filter((s) => s.cls === 'stale_list');
+  return {
+    byClass,
+    byOp,
+    phaseRows: phaseRows(samples),
+    rssRows: rssRows(rec),
+    unexpected5xx: samples.filter((s) => s.status >= 500 && s.cls !== '503_unavailable_in_pause')
+      .length,
+    expected503: byClass.get('503_unavailable_in_pause') ?? 0,
+    slowest: [...samples].sort((a, b) => b.ms - a.ms).slice(0, 10),
+    staleDuring: stale.filter((s) => s.phase !== 'steady').length,
+    staleSteady: stale.filter((s) => s.phase === 'steady').length,
+    wrong: byClass.get('wrong_list') ?? 0,
+  };
+}
+
+function phaseRows(samples: Sample[]): string[] {
+  const phases = [...new Set(samples.map((s) => s.phase))];
+  return phases.map((p) => {
+    const list = samples.filter((s) => s.phase === p);
+    const ms = list.map((s) => s.ms).sort((x, y) => x - y);
+    const bad = list.filter((s) => s.cls !== 'ok').length;
+    return `| ${p} | ${list.length} | ${bad} | ${percentile(ms, 50).toFixed(1)} | ${percentile(ms, 99).toFixed(1)} |`;
+  });
+}
+
+function rssRows(rec: Recorder): string[] {
+  const rssBy = new Map<string, number[]>();
+  for (const r of rec.rss.filter((x) => x.t > rec.warmupEnd)) {
+    if (!rssBy.has(r.replica)) rssBy.set(r.replica, []);
+    rssBy.get(r.replica)!.push(r.mb);
+  }
+  return [...rssBy.entries()].map(([name, mbs]) => {
+    const third = Math.max(1, Math.floor(mbs.length / 3));
+    const first = mbs.slice(0, third);
+    const last = mbs.slice(-third);
+    const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    return `| ${name} | ${avg(first).toFixed(0)} | ${avg(last).toFixed(0)} | ${Math.max(...mbs).toFixed(0)} |`;
+  });
+}
