@@ -92,8 +92,6 @@ function list(pipeline: RequestPipeline): Promise<void> {
     () => {
       pipeline.cachedPrincipal('Bearer x');
       pipeline.noteList('openai', true);
-      const ctx = pipeline.contextOf(request('', 'GET'));
-      void ctx;
     },
   );
   response.finish();
