@@ -2,6 +2,9 @@ import { medianOf } from '../lib/ab';
 import { compareHttp } from '../lib/compare';
 import type { HttpComparison } from '../lib/compare';
 import { GatewayProcess } from '../lib/gateway';
+import { runLoad, warmUntilStable } from '../lib/load';
+import type { LoadSpec } from '../lib/load';
+import { profileGateway, shouldProfile } from '../lib/profiling';
 import { fmtRatio, fmtRps, round } from '../lib/stats';
 import { bearer } from '../lib/tokens';
 import type { BenchContext, Row, ScenarioResult } from '../lib/types';
@@ -109,6 +112,28 @@ export async function opsScenario(ctx: BenchContext): Promise<ScenarioResult> {
     ...call.table,
     '',
   );
+  const missed = Math.min(list.throughputRatio, call.throughputRatio) < MIN_RATIO;
+  if (shouldProfile(ctx, missed)) {
+    const options = { database, redisPrefix, env: ON };
+    const listSpec = { url: LIST_PATH, headers: auth };
+    const callLoad = {
+      url: CALL_PATH,
+      method: 'POST' as const,
+      headers: callHeaders,
+      body: CALL_BODY,
+    };
+    const profiles = [
+      [{ ...options, name: 'ops-on-list-profile' }, 'ops on: GET /v1/tools', listSpec],
+      [{ ...options, name: 'ops-on-call-profile' }, 'ops on: POST call', callLoad],
+    ] as const;
+    for (const [options, title, spec] of profiles)
+      // a failed profile (a loaded machine) is reported, not a lost measurement
+      result.profiles.push(
+        await profileOn(ctx, options, title, spec).catch(
+          (err: unknown) => `#### Profile: ${title}\n\nfailed: ${String(err)}\n`,
+        ),
+      );
+  }
   result.json = {
     list_throughput_ratio: round(list.throughputRatio),
     list_p99_ratio: round(list.p99Ratio),
@@ -116,4 +141,33 @@ export async function opsScenario(ctx: BenchContext): Promise<ScenarioResult> {
     call_p99_ratio: round(call.p99Ratio),
   };
   return result;
+}
+
+/** A CPU profile of the **on** gateway under one warm load (where its extra cost goes). */
+async function profileOn(
+  ctx: BenchContext,
+  options: { name: string; database: string; redisPrefix: string; env: Record<string, string> },
+  title: string,
+  spec: Omit<LoadSpec, 'connections' | 'durationSec'>,
+): Promise<string> {
+  const { tuning } = ctx;
+  const at = (g: GatewayProcess) => ({ ...spec, url: `${g.url}${spec.url}` });
+  return profileGateway(
+    ctx,
+    options,
+    title,
+    `${spec.method ?? 'GET'} ${spec.url} with logging, metrics and limits on, ${tuning.connections} connections for ${tuning.loadSec + 3} s after an unsampled warm-up.`,
+    async (g) => {
+      // the first answer fills the caches the fast lanes read (token, catalog, list body)
+      await g.client.ok(spec.url, { method: spec.method, headers: spec.headers, body: spec.body });
+      await warmUntilStable(
+        { ...at(g), connections: tuning.connections },
+        tuning.warmupMinSec,
+        tuning.warmupMaxSec,
+      );
+    },
+    async (g) => {
+      await runLoad({ ...at(g), connections: tuning.connections, durationSec: tuning.loadSec + 3 });
+    },
+  );
 }

@@ -18,13 +18,14 @@ export function createLogger(
     destination ??
     (settings.log.format === 'pretty'
       ? pretty({ colorize: process.stdout.isTTY, sync: true })
-      : // buffered, written off the request path; flushed at shutdown
-        pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+      : // 4 KB batches, each one write(2) on this thread: no thread-pool hop per batch, which
+        // cost more CPU than the write itself (bench/RESULTS.md, ops); flushed at shutdown
+        pino.destination({ dest: 1, sync: true, minLength: 4096 }));
   return pino(
     {
       level: settings.log.level,
       base: undefined,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
       mixin: () => {
         const request = currentRequest();
@@ -33,6 +34,22 @@ export function createLogger(
     },
     stream,
   );
+}
+
+let lastMs = Number.NaN;
+let lastTime = '';
+
+/**
+ * pino's `isoTime` (`,"time":"<ISO 8601>"`), formatted once per millisecond: under load many
+ * lines share a millisecond, and Date#toISOString was a visible share of each line.
+ */
+export function isoTime(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
 }
 
 /** Nest's own logging (start-up, warnings of the libraries) into the same pino logger. */

@@ -11,6 +11,7 @@ import { errorBody, httpStatus } from '../errors/http-errors';
 import { LimitError, Limits } from './limits';
 import { currentRequest, runInRequest } from './request-context';
 import type { RequestContext } from './request-context';
+import { SeriesCache, statusClass } from './series';
 import { startRequestSpan } from './tracing';
 
 export const PINO_LOGGER = Symbol('PINO_LOGGER');
@@ -38,7 +39,7 @@ export class RequestPipeline {
   private streams = 0;
   private idle: Array<() => void> = [];
   private draining = false;
-  private readonly observers = new Map<string, (seconds: number) => void>();
+  private readonly observers = new Map<string, SeriesCache<(seconds: number) => void>>();
   private readonly callCounters = new Map<string, () => void>();
 
   constructor(
@@ -162,24 +163,23 @@ export class RequestPipeline {
       ctx.kind = 'call';
       ctx.tool = name;
     }
-    const attributes = {
-      'gateway.tenant': principal.tenantId,
-      'gateway.tool': name,
-      'gateway.protocol': protocol,
-    };
     let code = 'INTERNAL';
+    const limited = async () => {
+      if (name === META_TOOL_NAME && isProposal(args)) await this.limits.admitProposal(principal);
+      const release = await this.limits.admitCall(principal);
+      try {
+        const outcome = await run();
+        code = outcome.is_error ? outcome.error.code : 'ok';
+        return outcome;
+      } finally {
+        release();
+      }
+    };
     try {
-      return await withSpan('tool.call', attributes, async () => {
-        if (name === META_TOOL_NAME && isProposal(args)) await this.limits.admitProposal(principal);
-        const release = await this.limits.admitCall(principal);
-        try {
-          const outcome = await run();
-          code = outcome.is_error ? outcome.error.code : 'ok';
-          return outcome;
-        } finally {
-          release();
-        }
-      });
+      // a request span nobody records (no SDK, or not sampled) gets no child span object
+      return ctx && !ctx.span.isRecording()
+        ? await limited()
+        : await withSpan('tool.call', attributes(principal, name, protocol), limited);
     } catch (err) {
       if (err instanceof LimitError && ctx) ctx.refusal = err;
       code =
@@ -207,7 +207,7 @@ export class RequestPipeline {
       seconds,
       ctx.method,
       ctx.route,
-      `${Math.floor(status / 100)}xx`,
+      statusClass(status),
     );
     if (ctx.kind === 'list')
       this.observe(
@@ -219,6 +219,31 @@ export class RequestPipeline {
       );
     else if (ctx.kind === 'call')
       this.observe('gateway_call_duration_seconds', seconds, protocol, outcome);
+    if (this.log.isLevelEnabled('info')) this.accessLog(ctx, response, status, outcome, seconds);
+    const { span } = ctx;
+    if (span.isRecording()) {
+      span.updateName(`${ctx.method} ${ctx.route}`);
+      span.setAttributes({
+        'http.request.method': ctx.method,
+        'http.route': ctx.route,
+        'http.response.status_code': status,
+        ...(ctx.principal ? { 'gateway.tenant': ctx.principal.tenantId } : {}),
+        ...(ctx.tool ? { 'gateway.tool': ctx.tool } : {}),
+        'gateway.outcome': outcome,
+      });
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    }
+  }
+
+  /** The request's one access log line (fields: docs/operations.md). */
+  private accessLog(
+    ctx: RequestContext,
+    response: ServerResponse,
+    status: number,
+    outcome: string,
+    seconds: number,
+  ): void {
     const length = response.getHeader('content-length');
     this.log.info(
       {
@@ -237,20 +262,6 @@ export class RequestPipeline {
       },
       'request',
     );
-    const { span } = ctx;
-    if (span.isRecording()) {
-      span.updateName(`${ctx.method} ${ctx.route}`);
-      span.setAttributes({
-        'http.request.method': ctx.method,
-        'http.route': ctx.route,
-        'http.response.status_code': status,
-        ...(ctx.principal ? { 'gateway.tenant': ctx.principal.tenantId } : {}),
-        ...(ctx.tool ? { 'gateway.tool': ctx.tool } : {}),
-        'gateway.outcome': outcome,
-      });
-      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    }
   }
 
   /** Fastify's side: the route name, and the request's async context after body parsing. */
@@ -292,14 +303,12 @@ export class RequestPipeline {
   }
 
   private observe(name: string, seconds: number, ...values: string[]): void {
-    const key = `${name}|${values.join('|')}`;
-    let observe = this.observers.get(key);
-    if (!observe) {
-      const labels = labelsOf(name, values);
-      observe = this.metrics.histogram(name, labels);
-      this.observers.set(key, observe);
+    let series = this.observers.get(name);
+    if (!series) {
+      series = new SeriesCache((v) => this.metrics.histogram(name, labelsOf(name, v)));
+      this.observers.set(name, series);
     }
-    observe(seconds);
+    series.get(values)(seconds);
   }
 
   private countCall(protocol: Protocol, code: string): void {
@@ -319,7 +328,7 @@ const LABELS: Record<string, string[]> = {
   gateway_call_duration_seconds: ['protocol', 'outcome'],
 };
 
-function labelsOf(name: string, values: string[]): Record<string, string> {
+function labelsOf(name: string, values: readonly string[]): Record<string, string> {
   const labels: Record<string, string> = {};
   LABELS[name].forEach((label, i) => (labels[label] = values[i]));
   return labels;
@@ -342,6 +351,15 @@ function refuseWhileDraining(request: IncomingMessage, response: ServerResponse)
     'retry-after': '1',
   });
   response.end(body);
+}
+
+/** The `tool.call` span's attributes: names only, never the arguments. */
+function attributes(principal: Principal, name: string, protocol: Protocol) {
+  return {
+    'gateway.tenant': principal.tenantId,
+    'gateway.tool': name,
+    'gateway.protocol': protocol,
+  };
 }
 
 /** A meta_tool call that proposes code; asking about a proposal (`{proposal_id}`) is free. */

@@ -1,7 +1,15 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { context, defaultTextMapGetter, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
-import type { Context, Span } from '@opentelemetry/api';
+import {
+  context,
+  defaultTextMapGetter,
+  INVALID_SPANID,
+  INVALID_TRACEID,
+  ROOT_CONTEXT,
+  SpanKind,
+  trace,
+} from '@opentelemetry/api';
+import type { Context, Span, SpanContext } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -62,17 +70,34 @@ export function startRequestSpan(method: string, headers: IncomingHttpHeaders): 
     headers.traceparent === undefined
       ? ROOT_CONTEXT
       : propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
-  let span = tracer.startSpan(`${method}`, { kind: SpanKind.SERVER }, parent);
+  let span = tracer.startSpan(method, { kind: SpanKind.SERVER }, parent);
   let sc = span.spanContext();
   if (!trace.isSpanContextValid(sc)) {
-    sc = { traceId: randomHex(32), spanId: randomHex(16), traceFlags: 0 };
+    sc = newSpanContext();
     span = trace.wrapSpanContext(sc);
   }
   return { traceId: sc.traceId, span, otel: trace.setSpan(parent, span) };
 }
 
-function randomHex(length: 32 | 16): string {
-  // randomUUID draws from a cached entropy pool: cheaper than randomBytes per request
-  const hex = randomUUID().replace(/-/g, '');
-  return length === 32 ? hex : hex.slice(0, 16);
+/** 256 ids' worth of random bytes, refilled in one call when used up. */
+const POOL = Buffer.alloc(24 * 256);
+let offset = POOL.length;
+
+/**
+ * A new trace id (16 random bytes) and span id (8), both from one pooled draw: one
+ * randomFillSync per 256 requests and two hex conversions, instead of a random UUID (and
+ * a regular-expression replace) for each id.
+ */
+function newSpanContext(): SpanContext {
+  if (offset === POOL.length) {
+    randomFillSync(POOL);
+    offset = 0;
+  }
+  const traceId = POOL.toString('hex', offset, offset + 16);
+  const spanId = POOL.toString('hex', offset + 16, offset + 24);
+  offset += 24;
+  // all zeros is the invalid id: vanishingly unlikely, but never sent
+  return traceId === INVALID_TRACEID || spanId === INVALID_SPANID
+    ? newSpanContext()
+    : { traceId, spanId, traceFlags: 0 };
 }
