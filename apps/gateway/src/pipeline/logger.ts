@@ -18,9 +18,7 @@ export function createLogger(
     destination ??
     (settings.log.format === 'pretty'
       ? pretty({ colorize: process.stdout.isTTY, sync: true })
-      : // 4 KB batches, each one write(2) on this thread: no thread-pool hop per batch, which
-        // cost more CPU than the write itself (bench/RESULTS.md, ops); flushed at shutdown
-        pino.destination({ dest: 1, sync: true, minLength: 4096 }));
+      : batchedStdout());
   return pino(
     {
       level: settings.log.level,
@@ -34,6 +32,26 @@ export function createLogger(
     },
     stream,
   );
+}
+
+/** How long a log line may wait in the batch before it is written. */
+const FLUSH_EVERY_MS = 200;
+
+/**
+ * Standard output in 4 KB batches, each one write(2) on this thread: no thread-pool hop per
+ * batch, which cost more CPU than the write itself (bench/RESULTS.md, ops). A quiet gateway
+ * still shows every line within FLUSH_EVERY_MS (start-up, warnings); flushed at shutdown.
+ */
+function batchedStdout(): DestinationStream {
+  const out = pino.destination({ dest: 1, sync: true, minLength: 4096 });
+  const timer = setInterval(() => {
+    try {
+      out.flush();
+    } catch {
+      clearInterval(timer); // closed at shutdown
+    }
+  }, FLUSH_EVERY_MS).unref();
+  return out;
 }
 
 let lastMs = Number.NaN;
