@@ -4,7 +4,7 @@ import { SelectionModule } from '@app/selection';
 import { Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { AdminReportsController } from './admin/admin-reports.controller';
 import { GeneratedToolsController } from './admin/generated-tools.controller';
 import { MetaToolController } from './admin/meta-tool.controller';
@@ -26,6 +26,7 @@ import { ToolsController } from './tools/tools.controller';
 
 @Module({
   imports: [
+    DiscoveryModule,
     DatabaseModule,
     AuthModule,
     RegistryModule,
