@@ -366,6 +366,20 @@ describe('who sees what (e2e, real Postgres)', () => {
       ]);
     });
 
+    it('takes the context from the X-Business-Context header, as the list does', async () => {
+      const query = 'tool=query_report_sales_in_my_region&user=tom&roles=sales_rep';
+      const res = await gw.request(`/v1/me/tools/explain?${query}`, {
+        as: root,
+        headers: { 'x-business-context': 'FINANCE' },
+      });
+      const body = (await res.json()) as { checks: Array<{ check: string; detail: string }> };
+      expect(body.checks.find((c) => c.check === 'context')?.detail).toBe(
+        'not in context FINANCE (category field_sales)',
+      );
+      const named = await explain(root, `${query}&context=SALES`);
+      expect(named.body.checks.find((c) => c.check === 'context')?.detail).not.toContain('FINANCE');
+    });
+
     it('lets a non-admin explain only their own visible tools; forbidden reads like missing', async () => {
       const own = await explain(alice, 'tool=query_report_sales_by_region');
       expect(own.body.visible).toBe(true);

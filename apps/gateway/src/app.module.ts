@@ -4,28 +4,27 @@ import { SelectionModule } from '@app/selection';
 import { Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER } from '@nestjs/core';
-import { AdminReportsController } from './admin/admin-reports.controller';
-import { GeneratedToolsController } from './admin/generated-tools.controller';
-import { MetaToolController } from './admin/meta-tool.controller';
+import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
+import { AdminModule } from './admin/admin.module';
+import { MetaToolApiModule } from './admin/meta-tool-api.module';
 import { AuthModule } from './auth/auth.module';
-import { ClientRegistrationController, WellKnownController } from './auth/well-known.controller';
 import { ConsoleModule } from './console/console.module';
 import { gatewayConfig, gatewayConfigOf } from './config/gateway.config';
 import type { GatewayConfig, GatewaySettings } from './config/gateway.config';
 import { DatabaseModule } from './database/database.module';
-import { HealthController } from './health/health.controller';
+import { HealthModule } from './health/health.module';
 import { McpModule } from './mcp/mcp.module';
 import { DomainExceptionFilter } from './http/domain-exception.filter';
-import { AccessController } from './tools/access.controller';
-import { ToolCallHotPath } from './tools/tool-call.hot-path';
-import { ToolCallsController } from './tools/tool-calls.controller';
-import { ToolListHotPath } from './tools/tool-list.hot-path';
-import { SelectController } from './tools/select.controller';
-import { ToolsController } from './tools/tools.controller';
+import { ToolsModule } from './tools/tools.module';
 
+/**
+ * Wiring only: the libraries, then one module per feature (tools, MCP, admin, meta_tool's
+ * review API, health, console, auth). Hot paths and request policies are found by their
+ * markers (`@AsHotPath()`, `@AsRequestPolicy()`) through DiscoveryModule.
+ */
 @Module({
   imports: [
+    DiscoveryModule,
     DatabaseModule,
     AuthModule,
     RegistryModule,
@@ -37,26 +36,14 @@ import { ToolsController } from './tools/tools.controller';
       [gatewayConfig.KEY],
     ),
     MetaToolModule,
+    ToolsModule,
+    AdminModule,
+    MetaToolApiModule,
+    HealthModule,
     McpModule,
     ConsoleModule,
   ],
-  controllers: [
-    SelectController,
-    ToolsController,
-    ToolCallsController,
-    AccessController,
-    AdminReportsController,
-    MetaToolController,
-    GeneratedToolsController,
-    HealthController,
-    WellKnownController,
-    ClientRegistrationController,
-  ],
-  providers: [
-    { provide: APP_FILTER, useClass: DomainExceptionFilter },
-    ToolListHotPath,
-    ToolCallHotPath,
-  ],
+  providers: [{ provide: APP_FILTER, useClass: DomainExceptionFilter }],
 })
 export class AppModule {
   /** The app over settings parsed once (by the caller, at start-up), plus the request pipeline. */

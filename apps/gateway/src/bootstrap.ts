@@ -1,5 +1,5 @@
 import { Metrics } from '@app/registry';
-import { NestFactory } from '@nestjs/core';
+import { DiscoveryService, NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -9,16 +9,14 @@ import { AppModule } from './app.module';
 import { gatewayConfig, loadSettings } from './config/gateway.config';
 import type { GatewayConfig, GatewaySettings } from './config/gateway.config';
 import { registerConsole } from './console/console-static';
-import { HotPaths } from './http/hot-paths';
+import { discoverHotPaths, HotPaths } from './http/hot-paths';
 import { buildOpenApi } from './http/openapi';
-import { McpListHotPath } from './mcp/mcp-list.hot-path';
 import { installMcpRequestRules } from './mcp/mcp-request-rules';
 import { createLogger, PinoNestLogger } from './pipeline/logger';
 import { PipelineModule } from './pipeline/pipeline.module';
+import { discoverPolicies } from './pipeline/request-policy';
 import { RequestPipeline } from './pipeline/request-pipeline';
 import { installContextManager } from './pipeline/tracing';
-import { ToolCallHotPath } from './tools/tool-call.hot-path';
-import { ToolListHotPath } from './tools/tool-list.hot-path';
 
 export interface GatewayOptions {
   /** false: no logging at all (tests), unless `logDestination` is given */
@@ -53,11 +51,14 @@ export async function createGateway(options: GatewayOptions = {}): Promise<NestF
   const metrics = app.get(Metrics);
   if (settings.metrics.enabled) collectDefaultMetrics({ register: metrics.registry });
   else metrics.disable();
+  const pipeline = app.get(RequestPipeline);
+  const discovery = app.get(DiscoveryService);
+  for (const policy of discoverPolicies(discovery)) pipeline.use(policy);
   hotPaths.install(
     app.getHttpAdapter().getInstance(),
-    [app.get(ToolListHotPath), app.get(ToolCallHotPath), app.get(McpListHotPath)],
+    discoverHotPaths(discovery),
     metrics,
-    app.get(RequestPipeline),
+    pipeline,
   );
   return app;
 }

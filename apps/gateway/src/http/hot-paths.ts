@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Metrics } from '@app/registry';
+import { DiscoveryService } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { errorBody, httpStatus, INTERNAL_MESSAGE } from '../errors/http-errors';
 import type { RequestPipeline } from '../pipeline/request-pipeline';
@@ -23,6 +24,11 @@ export interface HotAnswer {
   headers: Record<string, string>;
   /** the body as UTF-8 bytes, in one or more pieces (sent as one) */
   body: readonly Buffer[];
+  /**
+   * What to record once the answer is sent (e.g. the list an MCP session has seen): `answer`
+   * itself mutates nothing, so an answer that is not sent leaves no trace.
+   */
+  sent?: () => void;
 }
 
 /**
@@ -35,6 +41,20 @@ export interface HotPath {
   /** the route as registered, e.g. /v1/tools */
   readonly url: string;
   answer(request: HotRequest): HotAnswer | Promise<HotAnswer> | undefined;
+}
+
+/**
+ * Marks a provider as a hot path: every provider so marked, in any module, is installed
+ * (Nest's multi-provider pattern through DiscoveryService; no hand-written list).
+ */
+export const AsHotPath = DiscoveryService.createDecorator<void>();
+
+/** The hot paths among the app's providers. */
+export function discoverHotPaths(discovery: DiscoveryService): HotPath[] {
+  return discovery
+    .getProviders({ metadataKey: AsHotPath.KEY })
+    .map((wrapper) => wrapper.instance as HotPath)
+    .filter((path) => path !== undefined && path !== null);
 }
 
 interface Entry {
@@ -62,7 +82,7 @@ export class HotPaths {
   ): Server =>
     createServer((request, response) => {
       const next = () => {
-        if (!this.serveFront(request, response)) handler(request, response);
+        if (!this.tryFront(request, response)) handler(request, response);
       };
       if (this.pipeline) this.pipeline.run(request, response, next);
       else next();
@@ -108,6 +128,7 @@ export class HotPaths {
           reply.hijack();
           write(reply.raw, ready);
           entry.served();
+          ready.sent?.();
         },
         (err: unknown) => {
           if (typeof (err as { code?: unknown } | null)?.code === 'string') return done();
@@ -116,6 +137,22 @@ export class HotPaths {
         },
       );
     });
+  }
+
+  /**
+   * The front lane, fenced: any exception in it (an answer that cannot be written, a bug)
+   * leaves the request to Fastify and the regular route, as if no hot path had matched.
+   */
+  private tryFront(request: IncomingMessage, response: ServerResponse): boolean {
+    try {
+      return this.serveFront(request, response);
+    } catch {
+      const ctx = this.pipeline?.contextOf(request);
+      if (ctx) ctx.fastLane = undefined;
+      if (!response.headersSent) return false;
+      response.destroy(); // half an answer went out: end the connection, never send two
+      return true;
+    }
   }
 
   private serveFront(request: IncomingMessage, response: ServerResponse): boolean {
@@ -133,6 +170,7 @@ export class HotPaths {
     if (ctx) ctx.route = entry.path.url;
     write(response, answer);
     entry.served();
+    answer.sent?.();
     return true;
   }
 }
@@ -150,8 +188,10 @@ function tryAnswer(path: HotPath, request: HotRequest): HotAnswer | Promise<HotA
 function write(response: ServerResponse, answer: HotAnswer): void {
   let length = 0;
   for (const piece of answer.body) length += piece.length;
+  // everything that can throw before the response is touched, so a failure can fall through
+  const headers = { ...answer.headers, 'content-length': length };
   response.cork();
-  response.writeHead(200, { ...answer.headers, 'content-length': length });
+  response.writeHead(200, headers);
   for (const piece of answer.body) response.write(piece);
   response.end();
   response.uncork();
@@ -165,16 +205,4 @@ function writeInternalError(response: ServerResponse): void {
     'content-length': Buffer.byteLength(body),
   });
   response.end(body);
-}
-
-/** The business context a request names: ?context= first, then the X-Business-Context header. */
-export function requestedContext(request: {
-  headers: IncomingHttpHeaders;
-  query: unknown;
-}): string | undefined {
-  const query = request.query as { context?: unknown };
-  // a repeated ?context= arrives as an array: named as given, it is refused as unknown
-  if (query.context !== undefined && query.context !== '') return String(query.context);
-  const header = request.headers['x-business-context'];
-  return typeof header === 'string' && header !== '' ? header : undefined;
 }

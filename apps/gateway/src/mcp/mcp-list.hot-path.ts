@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { RequestPipeline } from '../pipeline/request-pipeline';
+import { AsHotPath } from '../http/hot-paths';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpSessions, ownerOf } from './mcp-sessions.service';
@@ -14,6 +15,7 @@ import { McpSessions, ownerOf } from './mcp-sessions.service';
  * the list already in memory; the response is byte for byte the SDK's. Anything else goes
  * to McpController and the SDK, which answers it or refuses it.
  */
+@AsHotPath()
 @Injectable()
 export class McpListHotPath implements HotPath {
   readonly method = 'POST';
@@ -40,12 +42,13 @@ export class McpListHotPath implements HotPath {
     if (!principal || !session || session.owner !== ownerOf(principal)) return undefined;
     const listed = this.servers.cachedList({ ...session.identity, principal });
     if (!listed) return undefined;
-    this.sessions.listed(session, listed.fingerprint);
     this.pipeline.noteList('mcp', true);
     const tail = `${JSON.stringify(id)}}`;
     return {
       headers: { 'content-type': 'application/json', 'mcp-session-id': sessionId },
       body: [listed.responsePrefix, Buffer.from(tail)],
+      // the session's list_changed baseline moves only once the list is sent
+      sent: () => this.sessions.listed(session, listed.fingerprint),
     };
   }
 }

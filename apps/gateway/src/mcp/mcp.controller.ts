@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { gatewayConfig } from '../config/gateway.config';
 import { refuseMcp } from '../errors';
+import { requestedContext } from '../pipeline/business-context';
 import type { GatewayConfig } from '../config/gateway.config';
 import { invalidToolCallParams, isJsonRpcMessage } from './mcp-request-rules';
 import { McpSessions, ownerOf, SessionOwnerError } from './mcp-sessions.service';
@@ -108,9 +109,7 @@ export class McpController {
         'no valid session: send an initialize request first, then the Mcp-Session-Id it returns',
       );
     }
-    const query = request.query as { context?: string };
-    const header = request.headers['x-business-context'];
-    const context = query.context || (typeof header === 'string' && header) || undefined;
+    const context = requestedContext(request);
     // An unknown context is refused now (400 listing the valid ones), not on the first list.
     await this.catalog.visibleSet(principal, context);
     const params = (request.body as { params?: { protocolVersion?: unknown } }).params;

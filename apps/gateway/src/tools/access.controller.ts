@@ -1,10 +1,12 @@
 import { AccessExplainer } from '@app/registry';
 import type { AccessExplanation, Principal } from '@app/registry';
-import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Query, Req, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { GatewayError } from '../errors';
 import { ApiAnswer, ApiStringQuery, AUTHED } from '../http/openapi';
+import { requestedContext } from '../pipeline/business-context';
 
 function parseClaims(raw: string | undefined): Record<string, string> {
   const claims: Record<string, string> = {};
@@ -36,15 +38,18 @@ export class AccessController {
     required: true,
     example: 'query_report_sales_by_region',
   })
-  @ApiStringQuery('context', 'business context, e.g. SALES', { example: 'SALES' })
+  @ApiStringQuery('context', 'business context, e.g. SALES (or the X-Business-Context header)', {
+    example: 'SALES',
+  })
+  @ApiHeader({ name: 'X-Business-Context', required: false, schema: { type: 'string' } })
   @ApiStringQuery('user', 'admins only: explain for this user')
   @ApiStringQuery('roles', "admins only: that user's token roles, comma-separated")
   @ApiStringQuery('claims', "admins only: that user's claims, name=value,...")
   @ApiAnswer({ schema: 'AccessExplanation', errors: [...AUTHED, 404] })
   explain(
     @CurrentPrincipal() viewer: Principal,
+    @Req() request: FastifyRequest,
     @Query('tool') tool?: string,
-    @Query('context') context?: string,
     @Query('user') user?: string,
     @Query('roles') roles?: string,
     @Query('claims') claims?: string,
@@ -62,6 +67,6 @@ export class AccessController {
           claims: parseClaims(claims),
         }
       : viewer;
-    return this.explainer.explain(viewer, subject, tool, context || undefined);
+    return this.explainer.explain(viewer, subject, tool, requestedContext(request));
   }
 }

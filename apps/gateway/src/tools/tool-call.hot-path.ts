@@ -2,6 +2,7 @@ import { argumentsOutOfBounds, CallActivity, CatalogService, ReportExecutor } fr
 import type { ToolCallOutcome } from '@app/registry';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { toolError } from '../errors';
+import { AsHotPath } from '../http/hot-paths';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
 import { currentRequest } from '../pipeline/request-context';
 import { parseCallRequest } from './call-body';
@@ -18,6 +19,7 @@ import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipe
  * `callTool` for the limits, the `tool.call` span and the call counters (a LimitError goes on
  * to the controller, whose filter answers 429).
  */
+@AsHotPath()
 @Injectable()
 export class ToolCallHotPath implements HotPath {
   readonly method = 'POST';

@@ -2,7 +2,8 @@ import { CatalogService } from '@app/registry';
 import { requestedFormat } from '@app/templates';
 import { Injectable } from '@nestjs/common';
 import { RequestPipeline } from '../pipeline/request-pipeline';
-import { requestedContext } from '../http/hot-paths';
+import { requestedContext } from '../pipeline/business-context';
+import { AsHotPath } from '../http/hot-paths';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
 
 /**
@@ -10,6 +11,7 @@ import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
  * catalog the LISTEN connection vouches for, a known context and a list body in L1. It
  * sends the same bytes and headers as ToolsController.list, which answers everything else.
  */
+@AsHotPath()
 @Injectable()
 export class ToolListHotPath implements HotPath {
   readonly method = 'GET';

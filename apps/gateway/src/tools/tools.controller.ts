@@ -19,7 +19,7 @@ import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { GatewayError } from '../errors';
-import { requestedContext } from '../http/hot-paths';
+import { requestedContext } from '../pipeline/business-context';
 import { ApiAnswer, ApiStringQuery, AUTHED } from '../http/openapi';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 import { parseCallRequest } from './call-body';

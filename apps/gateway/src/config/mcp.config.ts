@@ -1,0 +1,54 @@
+import { ConfigError, integer } from './env';
+import type { Env } from './env';
+
+/** MCP over Streamable HTTP: MCP_*, TOOL_TEXT_MAX_BYTES. */
+export interface McpSettings {
+  sessionIdleMs: number;
+  /** idle limit of a session with no notification stream open (clients that never close) */
+  streamlessIdleMs: number;
+  maxSessionsPerUser: number;
+  /** the most UTF-8 bytes of rows a tool result's text content (what the model reads) holds */
+  textMaxBytes: number;
+  /** browser origins allowed to call /mcp (requests without Origin are not browsers) */
+  allowedOrigins: string[];
+}
+
+export function mcpSettings(env: Env): McpSettings {
+  return {
+    sessionIdleMs: integer(env, 'MCP_SESSION_IDLE_MS', 30 * 60_000, 1000, 24 * 3600_000),
+    streamlessIdleMs: integer(
+      env,
+      'MCP_SESSION_STREAMLESS_IDLE_MS',
+      5 * 60_000,
+      1000,
+      24 * 3600_000,
+    ),
+    maxSessionsPerUser: integer(env, 'MCP_MAX_SESSIONS_PER_USER', 10, 1, 1000),
+    textMaxBytes: integer(env, 'TOOL_TEXT_MAX_BYTES', 64 * 1024, 2048, 16 * 1024 * 1024),
+    allowedOrigins: origins(env),
+  };
+}
+
+function origins(env: Env): string[] {
+  const raw = env.MCP_ALLOWED_ORIGINS ?? 'http://localhost:6274,http://127.0.0.1:6274';
+  const list = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const origin of list) {
+    let parsed: URL;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      throw new ConfigError(
+        `MCP_ALLOWED_ORIGINS entries must be origins like http://localhost:6274; got "${origin}"`,
+      );
+    }
+    if (parsed.origin !== origin) {
+      throw new ConfigError(
+        `MCP_ALLOWED_ORIGINS entries must be bare origins (scheme://host[:port]); got "${origin}"`,
+      );
+    }
+  }
+  return list;
+}

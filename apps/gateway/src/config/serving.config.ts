@@ -1,0 +1,78 @@
+import { ConfigError, integer } from './env';
+import type { Env } from './env';
+
+/** Report queries: REPORT_*. */
+export interface ReportSettings {
+  statementTimeoutMs: number;
+  maxResultBytes: number;
+  /** work_mem of a report query (kB) */
+  workMemKb: number;
+  /** temp_file_limit of a report query (kB); 0 leaves the server's setting */
+  tempFileLimitKb: number;
+}
+
+/** Tool lists: TOOLS_*. */
+export interface ToolSettings {
+  /** past this many visible tools, lists carry search_tools / describe_tools / call_tool */
+  inlineMax: number;
+  /** how many tools such a list still carries inline */
+  inlineCount: number;
+}
+
+/** Catalog caches: CACHE_TTL_SECONDS, CATALOG_STALE_AFTER_MS. */
+export interface CacheSettings {
+  /** TTL of Redis (L2) entries */
+  ttlSeconds: number;
+  /** while LISTEN is down, re-read a tenant's catalog version after this long */
+  staleAfterMs: number;
+}
+
+/** Fairness limits and the request body cap: LIMIT_*. */
+export interface LimitSettings {
+  /** tool calls per user per minute, all instances together; 0 = no limit */
+  userCallsPerMin: number;
+  /** tool calls per tenant per minute, all instances together; 0 = no limit */
+  tenantCallsPerMin: number;
+  /** report queries of one tenant running at once on this instance; 0 = no limit */
+  tenantConcurrentQueries: number;
+  /** largest request body accepted */
+  bodyBytes: number;
+  /** meta_tool proposals per author per day, all instances together; 0 = no limit */
+  proposalsPerAuthorPerDay: number;
+}
+
+export function reportSettings(env: Env): ReportSettings {
+  return {
+    statementTimeoutMs: integer(env, 'REPORT_STATEMENT_TIMEOUT_MS', 5000, 100, 300_000),
+    maxResultBytes: integer(env, 'REPORT_MAX_RESULT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    workMemKb: integer(env, 'REPORT_WORK_MEM_KB', 8 * 1024, 64, 1024 * 1024),
+    tempFileLimitKb: integer(env, 'REPORT_TEMP_FILE_LIMIT_KB', 256 * 1024, 0, 1024 * 1024 * 1024),
+  };
+}
+
+export function cacheSettings(env: Env): CacheSettings {
+  return {
+    ttlSeconds: integer(env, 'CACHE_TTL_SECONDS', 1800, 1, 7 * 24 * 3600),
+    staleAfterMs: integer(env, 'CATALOG_STALE_AFTER_MS', 1000, 0, 600_000),
+  };
+}
+
+export function toolSettings(env: Env): ToolSettings {
+  const inlineMax = integer(env, 'TOOLS_INLINE_MAX', 40, 1, 100_000);
+  const inlineCount = integer(env, 'TOOLS_INLINE_COUNT', Math.min(10, inlineMax), 0, 100_000);
+  if (inlineCount > inlineMax)
+    throw new ConfigError(
+      `TOOLS_INLINE_COUNT must be at most TOOLS_INLINE_MAX (${inlineMax}); got "${inlineCount}"`,
+    );
+  return { inlineMax, inlineCount };
+}
+
+export function limitSettings(env: Env): LimitSettings {
+  return {
+    userCallsPerMin: integer(env, 'LIMIT_USER_CALLS_PER_MIN', 0, 0, 1_000_000),
+    tenantCallsPerMin: integer(env, 'LIMIT_TENANT_CALLS_PER_MIN', 0, 0, 10_000_000),
+    tenantConcurrentQueries: integer(env, 'LIMIT_TENANT_CONCURRENT_QUERIES', 0, 0, 1000),
+    bodyBytes: integer(env, 'LIMIT_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    proposalsPerAuthorPerDay: integer(env, 'LIMIT_PROPOSALS_PER_AUTHOR_PER_DAY', 0, 0, 100_000),
+  };
+}

@@ -1,0 +1,17 @@
+import { RegistryModule } from '@app/registry';
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { AccessController } from './access.controller';
+import { SelectController } from './select.controller';
+import { ToolCallHotPath } from './tool-call.hot-path';
+import { ToolCallsController } from './tool-calls.controller';
+import { ToolListHotPath } from './tool-list.hot-path';
+import { ToolsController } from './tools.controller';
+
+/** The REST tool API: lists, calls, provider tool-call batches, select, explain, fast lanes. */
+@Module({
+  imports: [RegistryModule, AuthModule],
+  controllers: [SelectController, ToolsController, ToolCallsController, AccessController],
+  providers: [ToolListHotPath, ToolCallHotPath],
+})
+export class ToolsModule {}
