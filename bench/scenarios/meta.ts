@@ -56,14 +56,23 @@ async function post(
   return { ms: res.ms, json: JSON.parse(res.body) as Record<string, unknown> };
 }
 
-const gateMs = (m: Map<string, number>, gate: string) =>
-  m.get(`gateway_meta_tool_gate_ms_total{gate="${gate}"}`) ?? 0;
+/** Milliseconds spent in one gate so far, whatever the outcome (the histogram's `_sum`). */
+const gateMs = (m: Map<string, number>, gate: string) => {
+  let seconds = 0;
+  for (const [series, value] of m)
+    if (
+      series.startsWith('gateway_meta_tool_gate_duration_seconds_sum{') &&
+      series.includes(`gate="${gate}"`)
+    )
+      seconds += value;
+  return seconds * 1000;
+};
 
 /**
  * meta_tool's pipeline, time per gate: static gate (on propose), human gate (a reviewer's
  * approval: the bench approves at once through the admin API), runtime gate (sandboxed
  * smoke run, on approve) and install, then the time until the tool is listed. Gate times
- * come from the gateway's own gateway_meta_tool_gate_ms_total; the baseline is one call
+ * come from the gateway's own gateway_meta_tool_gate_duration_seconds; the baseline is one call
  * of the installed tool, in the same run.
  */
 export async function metaScenario(ctx: BenchContext): Promise<ScenarioResult> {
@@ -176,7 +185,7 @@ export async function metaScenario(ctx: BenchContext): Promise<ScenarioResult> {
     ),
   );
   result.details.push(
-    `${rounds.length} proposals of libs/meta-tool/examples/markdown_outline.mjs (renamed per round) by an acme tool_author, each approved at once by a tool_reviewer through POST /v1/admin/meta-tool/proposals/<id>/approve, then lists polled 10 ms apart until the tool is listed, then ${CALLS} calls of the installed tool (the baseline: median call latency). Gate times are the gateway's own gateway_meta_tool_gate_ms_total deltas (whole milliseconds per gate run); round trips are measured here. Medians over rounds.`,
+    `${rounds.length} proposals of libs/meta-tool/examples/markdown_outline.mjs (renamed per round) by an acme tool_author, each approved at once by a tool_reviewer through POST /v1/admin/meta-tool/proposals/<id>/approve, then lists polled 10 ms apart until the tool is listed, then ${CALLS} calls of the installed tool (the baseline: median call latency). Gate times are deltas of the gateway's own gateway_meta_tool_gate_duration_seconds_sum (all outcomes); round trips are measured here. Medians over rounds.`,
     '',
     '| round | propose | static gate | approve | runtime gate | approve -> listed | installed tool call |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

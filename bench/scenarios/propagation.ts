@@ -82,7 +82,13 @@ export async function propagationScenario(ctx: BenchContext): Promise<ScenarioRe
   const prefix = redisPrefix(ctx.cleanup, ctx.runId, 'prop');
   const [a, b] = await Promise.all(
     ['prop-a', 'prop-b'].map((name) =>
-      GatewayProcess.start(ctx.cleanup, { name, database, redisPrefix: prefix }),
+      GatewayProcess.start(ctx.cleanup, {
+        name,
+        database,
+        redisPrefix: prefix,
+        // every probe report stays in the analyst's list: no progressive disclosure past 40
+        env: { TOOLS_INLINE_MAX: String(changes + 100) },
+      }),
     ),
   );
   const auth = await bearer(ANALYST);

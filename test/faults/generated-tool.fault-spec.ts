@@ -216,6 +216,16 @@ describe('generated tools in the gateway (faults)', () => {
   });
   afterAll(() => gw.close());
 
+  // whatever a fault did, it left no proposal installing and no temp file behind
+  afterEach(async () => {
+    const { rows } = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM gateway.tool_proposals WHERE status = 'installing'`.execute(
+      gw.database.handle.db,
+    );
+    expect(Number(rows[0].n)).toBe(0);
+    expect(filesOf(gw).filter((f) => f.startsWith('.tmp-'))).toEqual([]);
+  });
+
   const runner = () => gw.app.get(SandboxedToolRunner);
   const alive = async () => {
     expect((await gw.request('/healthz')).status).toBe(200);
@@ -417,14 +427,5 @@ describe('generated tools in the gateway (faults)', () => {
     // the statement timeout is 60 s: only the cancel can end them this soon
     await eventually(async () => expect(await running()).toBe(0), { timeoutMs: 8000 });
     await alive();
-  });
-
-  it('no proposal is left pending or installing, and no temp file is left behind', async () => {
-    const { rows } = await sql<{ n: string }>`
-      SELECT count(*) AS n FROM gateway.tool_proposals WHERE status = 'installing'`.execute(
-      gw.database.handle.db,
-    );
-    expect(Number(rows[0].n)).toBe(0);
-    expect(filesOf(gw).filter((f) => f.startsWith('.tmp-'))).toEqual([]);
   });
 });
