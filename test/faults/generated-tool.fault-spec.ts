@@ -128,6 +128,29 @@ describe('the sandbox process boundary (faults)', () => {
     60_000,
   );
 
+  it('a tool that grows memory by many small allocations is stopped at the memory limit, not the CPU limit', async () => {
+    // each allocation is far below the limit (the runtime's own limit refuses only one
+    // allocation over it); the total is what the engine's interrupt handler bounds
+    const grows = pool(undefined, { limits: { ...LIMITS, cpuMs: 20_000 } });
+    try {
+      const outcome = await grows.run(
+        job({
+          source:
+            "export default { name: 't', description: 'd', schema: { type: 'object' }, run() { const kept = []; for (;;) kept.push('x'.repeat(1024) + kept.length); } };",
+          timeoutMs: 30_000,
+        }),
+      );
+      expect(outcome).toMatchObject({
+        ok: false,
+        stage: 'memory',
+        message: 'the tool used more than 32 MB of memory',
+      });
+      expect(await grows.run(job())).toMatchObject({ ok: true, result: 42 });
+    } finally {
+      grows.close();
+    }
+  }, 60_000);
+
   it('a child that never says ready is given up on, not waited for forever', async () => {
     const silent = pool('setInterval(() => undefined, 1000);');
     try {

@@ -91,9 +91,17 @@ function runJob(job) {
   let used = 0;
   let sliceStart = 0;
   let interrupted = false;
+  // The runtime's memory limit refuses one allocation over it, not a total grown by many
+  // (quickjs-emscripten#271): the process's growth during the job is the total that counts.
+  const rssAtStart = process.memoryUsage.rss();
+  let overMemory = false;
   rt.setInterruptHandler(() => {
     if (used + (Date.now() - sliceStart) > limits.cpuMs) {
       interrupted = true;
+      return true;
+    }
+    if (process.memoryUsage.rss() - rssAtStart > limits.memoryBytes) {
+      overMemory = true;
       return true;
     }
     return false;
@@ -120,8 +128,15 @@ function runJob(job) {
       used += Date.now() - sliceStart;
     }
   };
-  const failed = (stage, message) => finish({ type: 'failed', job: job.job, stage, message: str(message, 1000) });
-  const stageOf = (message) => (interrupted ? 'cpu' : /out of memory/i.test(message) ? 'memory' : null);
+  const stageOf = (message) =>
+    overMemory ? 'memory' : interrupted ? 'cpu' : /out of memory/i.test(message) ? 'memory' : null;
+  const failed = (stage, message) =>
+    finish({
+      type: 'failed',
+      job: job.job,
+      stage,
+      message: str(overMemory ? 'the tool used more than ' + Math.round(limits.memoryBytes / 1048576) + ' MB of memory' : message, 1000),
+    });
   function finish(message) {
     if (finished) return;
     finished = true;
