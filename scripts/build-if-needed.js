@@ -1,11 +1,14 @@
-// `npm start` runs the built gateway and serves the built console; build each one that is
-// missing or older than its sources.
+// `npm start` runs the built gateway and serves the built console, `npm run meta-tool` the
+// built CLI; build each one that is missing or older than its sources.
 const { execSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync } = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const entry = path.join(root, 'dist/apps/gateway/src/main.js');
+// the app and the CLIs Nest wires (its DI needs tsc's decorator metadata, tsx emits none)
+const entries = ['main.js', 'cli/meta-tool.js'].map((f) =>
+  path.join(root, 'dist/apps/gateway/src', f),
+);
 const consoleRoot = path.join(root, 'apps/console');
 const consoleEntry = path.join(consoleRoot, 'dist/index.html');
 
@@ -34,7 +37,8 @@ const consoleSources = newestSource(
 );
 
 // `--console-only` (the browser tests' set-up): the console alone
-if (!process.argv.includes('--console-only') && stale(entry, Math.max(...gatewaySources))) {
+const newestGateway = Math.max(...gatewaySources);
+if (!process.argv.includes('--console-only') && entries.some((e) => stale(e, newestGateway))) {
   process.stderr.write('building the gateway and the console (dist is missing or stale)...\n');
   execSync('npm run --silent build', { cwd: root, stdio: 'inherit' });
 } else if (stale(consoleEntry, consoleSources)) {

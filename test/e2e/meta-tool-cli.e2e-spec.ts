@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { startGateway } from '../support/gateway';
@@ -6,8 +6,8 @@ import type { RunningGateway } from '../support/gateway';
 import { installedRows, propose, toolSource } from '../support/meta-tool';
 
 const ROOT = path.resolve(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
-const CLI = 'apps/gateway/src/cli/meta-tool.ts';
+// what `npm run meta-tool` runs: the built CLI (Nest's DI needs tsc's decorator metadata)
+const CLI = 'dist/apps/gateway/src/cli/meta-tool.js';
 
 interface Run {
   code: number | null;
@@ -26,10 +26,13 @@ function review(
     GENERATED_TOOLS_DIR: gw.toolsDir,
     ...options.env,
   };
-  const command = `${TSX} ${CLI} review --tenant acme --reviewer rex`;
+  const command = `${process.execPath} ${CLI} review --tenant acme --reviewer rex`;
   const child = options.tty
     ? spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env })
-    : spawn(TSX, [CLI, 'review', '--tenant', 'acme', '--reviewer', 'rex'], { cwd: ROOT, env });
+    : spawn(process.execPath, [CLI, 'review', '--tenant', 'acme', '--reviewer', 'rex'], {
+        cwd: ROOT,
+        env,
+      });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -57,6 +60,11 @@ describe('npm run meta-tool -- review (the human gate in a terminal)', () => {
   let gw: RunningGateway;
 
   beforeAll(async () => {
+    // what `npm run meta-tool` does first: build when dist is missing or older than the sources
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-if-needed.js')], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
     gw = await startGateway();
     await propose(gw, {
       name: 'cli_yes',
@@ -64,7 +72,7 @@ describe('npm run meta-tool -- review (the human gate in a terminal)', () => {
       testArgs: {},
     });
     await propose(gw, { name: 'cli_no', code: toolSource('cli_no', "return 'no';"), testArgs: {} });
-  });
+  }, 300_000);
   afterAll(() => gw.close());
 
   it('refuses without a terminal and without META_TOOL_AUTO_APPROVE=1, and changes nothing', async () => {

@@ -1,4 +1,4 @@
-import { TOOL_AUTHOR_ROLE } from '@app/registry';
+import { TOOL_AUTHOR_ROLE, toolFailure } from '@app/registry';
 import type { BuiltinTool, Principal, ToolCallOutcome } from '@app/registry';
 import { ArgumentValidator } from '@app/templates';
 import type { JsonSchema } from '@app/templates';
@@ -55,12 +55,7 @@ export function metaToolBuiltin(service: MetaToolService): BuiltinTool {
     requiredRole: TOOL_AUTHOR_ROLE,
     async call(args: unknown, principal: Principal): Promise<ToolCallOutcome> {
       const checked = validator.check(args);
-      if (!checked.ok)
-        return {
-          tool: META_TOOL_NAME,
-          is_error: true,
-          error: { code: 'INVALID_ARGUMENTS', message: checked.message },
-        };
+      if (!checked.ok) return toolFailure(META_TOOL_NAME, 'INVALID_ARGUMENTS', checked.message);
       return service.propose(principal, checked.args as unknown as ProposalInput);
     },
   };

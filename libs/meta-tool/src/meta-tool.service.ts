@@ -1,4 +1,11 @@
-import { BuiltinTools, CatalogStore, Metrics, withSpan } from '@app/registry';
+import {
+  BuiltinTools,
+  CatalogStore,
+  Metrics,
+  toolFailure,
+  toolText,
+  withSpan,
+} from '@app/registry';
 import type { Principal, TenantCatalog, ToolCallOutcome } from '@app/registry';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { cut, META_TOOL_NAME, MetaToolError, TOOL_REVIEWER_ROLE } from './contract';
@@ -493,7 +500,7 @@ function notFound(name: string): MetaToolError {
 }
 
 function refused(message: string): ToolCallOutcome {
-  return { tool: META_TOOL_NAME, is_error: true, error: { code: 'REFUSED', message } };
+  return toolFailure(META_TOOL_NAME, 'REFUSED', message);
 }
 
 /** A proposal's state in the model's terms: pending, or the full outcome of the gates. */
@@ -533,25 +540,23 @@ function proposalOutcome(proposal: Proposal): ToolCallOutcome {
   switch (proposal.status) {
     case 'pending':
     case 'installing':
-      return {
-        tool: META_TOOL_NAME,
-        is_error: false,
-        text: cut(
+      return toolText(
+        META_TOOL_NAME,
+        cut(
           `pending approval ${proposal.id}; nothing was imported, run or written. A reviewer of your tenant (role tool_reviewer) must approve "${proposal.name}"; once installed it appears in your next tool list. Ask again with {"proposal_id":"${proposal.id}"}.`,
           1000,
         ),
         result,
-      };
+      );
     case 'installed':
-      return {
-        tool: META_TOOL_NAME,
-        is_error: false,
-        text: cut(
+      return toolText(
+        META_TOOL_NAME,
+        cut(
           `installed ${proposal.name}; ${proposal.outcome === null ? 'it was never smoke-tested (no testArgs)' : `its smoke call returned ${proposal.outcome}`}. It is visible from the next tool list on.`,
           1000,
         ),
-        result: { ...result, smoke_preview: proposal.outcome },
-      };
+        { ...result, smoke_preview: proposal.outcome },
+      );
     default:
       return refused(proposal.outcome ?? `proposal ${proposal.id} is ${proposal.status}`);
   }
@@ -559,5 +564,5 @@ function proposalOutcome(proposal: Proposal): ToolCallOutcome {
 
 function decisionOutcome(decision: Decision): ToolCallOutcome {
   if (decision.status !== 'installed') return refused(decision.message);
-  return { tool: META_TOOL_NAME, is_error: false, text: decision.message, result: { ...decision } };
+  return toolText(META_TOOL_NAME, decision.message, { ...decision });
 }

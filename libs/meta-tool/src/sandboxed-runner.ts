@@ -1,5 +1,5 @@
 import type { DatabaseHandle } from '@app/db';
-import { DATABASE, REGISTRY_OPTIONS } from '@app/registry';
+import { DATABASE, REGISTRY_OPTIONS, toolFailure, toolText } from '@app/registry';
 import type {
   GeneratedTool,
   GeneratedToolRunner,
@@ -164,14 +164,11 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
   ): Promise<ToolCallOutcome> {
     const { name, source } = tool.record;
     if (!this.options.enabled) {
-      return {
-        tool: name,
-        is_error: true,
-        error: {
-          code: 'REFUSED',
-          message: `${name} is not available: generated tools are switched off on this gateway (META_TOOL_ENABLED=0)`,
-        },
-      };
+      return toolFailure(
+        name,
+        'REFUSED',
+        `${name} is not available: generated tools are switched off on this gateway (META_TOOL_ENABLED=0)`,
+      );
     }
     const scope = await this.data.scopeFor(principal);
     const outcome = await this.execute({
@@ -192,19 +189,10 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
           : outcome.stage === 'busy'
             ? 'BUSY'
             : 'TOOL_FAILED';
-      return {
-        tool: name,
-        is_error: true,
-        error: { code, message: cut(failureMessage(name, outcome), 1000) },
-      };
+      return toolFailure(name, code, cut(failureMessage(name, outcome), 1000));
     }
     this.count(principal.tenantId, name);
-    return {
-      tool: name,
-      is_error: false,
-      text: cut(outcome.resultJson),
-      result: { value: outcome.result ?? null },
-    };
+    return toolText(name, cut(outcome.resultJson), { value: outcome.result ?? null });
   }
 
   /** Call statistics, batched: one upsert per tool per second at most, never on the call path. */

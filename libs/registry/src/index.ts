@@ -63,7 +63,13 @@ export type { BuiltinTool, ServedTool } from './listing/served-tool';
 export { ReportExecutor } from './execution/report-executor';
 export { sessionLimits, sessionSetup } from './execution/session-setup';
 export type { SessionLimits } from './execution/session-setup';
-export type { ToolCallOutcome, ToolErrorCode, ToolResultPage } from './execution/report-executor';
+export { toolFailure, toolPage, toolText } from './execution/tool-outcome';
+export type {
+  ToolCallOutcome,
+  ToolErrorCode,
+  ToolFailure,
+  ToolResultPage,
+} from './execution/tool-outcome';
 export { argumentsOutOfBounds, ToolCallService } from './execution/tool-calls.service';
 export { CallActivity } from './execution/call-activity';
 export type { CallBucket } from './execution/call-activity';

@@ -1,4 +1,10 @@
-import { accessSubject, CatalogService, RegistryError, ToolCallService } from '@app/registry';
+import {
+  accessSubject,
+  CatalogService,
+  RegistryError,
+  ToolCallService,
+  toolFailure,
+} from '@app/registry';
 import type { Principal, ServedTool, TenantCatalog, ToolCallOutcome } from '@app/registry';
 import { ArgumentValidator, formatTool } from '@app/templates';
 import { Inject, Injectable } from '@nestjs/common';
@@ -214,7 +220,7 @@ export class SelectionService {
 }
 
 function toolError(tool: string, message: string): ToolCallOutcome {
-  return { tool, is_error: true, error: { code: 'INVALID_ARGUMENTS', message } };
+  return toolFailure(tool, 'INVALID_ARGUMENTS', message);
 }
 
 /** The business contexts a tool belongs to, by the tenant's context definitions. */

@@ -1,21 +1,10 @@
 import readline from 'node:readline/promises';
-import {
-  AUTO_APPROVER,
-  GeneratedDataAccess,
-  MetaToolService,
-  ProposalRepository,
-  RuntimeGate,
-  SandboxedToolRunner,
-  TOOL_REVIEWER_ROLE,
-} from '@app/meta-tool';
-import type { MetaToolOptions, Proposal } from '@app/meta-tool';
-import { BuiltinTools, DEFAULT_REGISTRY_OPTIONS, Metrics, ReportExecutor } from '@app/registry';
-import { standaloneCatalog } from '@app/registry/testing';
+import { AUTO_APPROVER, MetaToolService, TOOL_REVIEWER_ROLE } from '@app/meta-tool';
+import type { Proposal } from '@app/meta-tool';
 import type { Principal } from '@app/registry';
-import { initSqlParser } from '@app/templates';
-import path from 'node:path';
+import { NestFactory } from '@nestjs/core';
 import { loadSettings } from '../config/gateway.config';
-import { openDatabase } from '../database/open-database';
+import { MetaToolCliModule } from './meta-tool-cli.module';
 
 /**
  * The human gate in a terminal: `npm run meta-tool -- review --tenant acme --reviewer rex`
@@ -62,48 +51,32 @@ async function main(): Promise<void> {
   }
   if (interactive && !reviewer)
     throw new Error('--reviewer NAME is required: it is recorded as the approver');
-  await initSqlParser();
-  const { handle } = await openDatabase(settings);
+  // the gateway's own wiring (run built: Nest's DI needs tsc's decorator metadata)
+  const app = await NestFactory.createApplicationContext(MetaToolCliModule.forRoot(settings), {
+    logger: ['error', 'warn'],
+    abortOnError: false,
+  });
   try {
-    const registryOptions = {
-      ...settings.reports,
-      cacheTtlSeconds: settings.cache.ttlSeconds,
-      staleAfterMs: 0,
-    };
-    const metaOptions: MetaToolOptions = {
-      ...settings.metaTool,
-      directory: path.resolve(settings.metaTool.directory),
-    };
-    const catalog = standaloneCatalog(handle, registryOptions);
-    const fullRegistryOptions = { ...DEFAULT_REGISTRY_OPTIONS, ...registryOptions };
-    const data = new GeneratedDataAccess(
-      new ReportExecutor(handle, fullRegistryOptions),
-      catalog,
-      handle,
-      fullRegistryOptions,
-    );
-    const runner = new SandboxedToolRunner(metaOptions, data, fullRegistryOptions, handle);
-    const runtime = new RuntimeGate(runner);
-    const service = new MetaToolService(
-      new ProposalRepository(handle),
-      metaOptions,
-      catalog.store,
-      new BuiltinTools(),
-      runtime,
-      data,
-      new Metrics(),
-    );
     const who: Principal = {
       tenantId: tenant,
       userId: interactive ? reviewer : AUTO_APPROVER,
       roles: [TOOL_REVIEWER_ROLE],
       claims: {},
     };
-    const pending = await service.listPending(who);
-    if (pending.length === 0) process.stdout.write(`no pending proposals in ${tenant}\n`);
-    const prompt = interactive
-      ? readline.createInterface({ input: process.stdin, output: process.stdout })
-      : undefined;
+    await review(app.get(MetaToolService), who, interactive);
+  } finally {
+    await app.close();
+  }
+}
+
+/** Each pending proposal in full, then y installs, n rejects, Enter leaves it pending. */
+async function review(service: MetaToolService, who: Principal, interactive: boolean) {
+  const pending = await service.listPending(who);
+  if (pending.length === 0) process.stdout.write(`no pending proposals in ${who.tenantId}\n`);
+  const prompt = interactive
+    ? readline.createInterface({ input: process.stdin, output: process.stdout })
+    : undefined;
+  try {
     for (const proposal of pending) {
       process.stdout.write(`\n${show(proposal)}\n`);
       let answer = 'y';
@@ -121,10 +94,8 @@ async function main(): Promise<void> {
         );
       else process.stdout.write('skipped; it stays pending\n');
     }
-    prompt?.close();
-    runner.onModuleDestroy();
   } finally {
-    await handle.close();
+    prompt?.close();
   }
 }
 

@@ -9,34 +9,8 @@ import { activeTraceId, withSpan } from '../tracing';
 import { DATABASE, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
 import { sessionLimits, sessionSetup } from './session-setup';
-
-export interface ToolResultPage {
-  columns: Array<{ name: string; type: string }>;
-  rows: Record<string, unknown>[];
-  page: number;
-  page_size: number;
-  has_more: boolean;
-}
-
-export type ToolErrorCode =
-  | 'INVALID_ARGUMENTS'
-  | 'TIMEOUT'
-  | 'RESULT_TOO_LARGE'
-  | 'QUERY_FAILED'
-  | 'DATA_UNAVAILABLE'
-  | 'REFUSED'
-  | 'BUSY'
-  | 'TOOL_FAILED';
-
-/**
- * What a tool call returns: rows, or an error the model can act on. Never an HTTP error.
- * Reports return a page of rows; other tools return a structured result plus the text the
- * model is shown.
- */
-export type ToolCallOutcome =
-  | { tool: string; is_error: false; result: ToolResultPage; text?: undefined }
-  | { tool: string; is_error: false; result: Record<string, unknown>; text: string }
-  | { tool: string; is_error: true; error: { code: ToolErrorCode; message: string } };
+import { toolFailure, toolPage } from './tool-outcome';
+import type { ToolCallOutcome } from './tool-outcome';
 
 const QUERY_CANCELED = '57014';
 
@@ -62,7 +36,7 @@ export class ReportExecutor {
   ): Promise<ToolCallOutcome> {
     const name = tool.definition.name;
     const checked = tool.arguments.check(input);
-    if (!checked.ok) return failure(name, 'INVALID_ARGUMENTS', checked.message);
+    if (!checked.ok) return toolFailure(name, 'INVALID_ARGUMENTS', checked.message);
     // per-report limits from the metadata, else the gateway-wide settings
     const limits = tool.report.limits;
     const timeoutMs = limits?.statementTimeoutMs ?? this.options.statementTimeoutMs;
@@ -83,17 +57,13 @@ export class ReportExecutor {
     const rows = rowObjects(result, hasMore ? pageSize : result.rows.length);
     const bytes = Buffer.byteLength(JSON.stringify(rows));
     if (bytes > maxBytes) return this.tooLarge(name, bytes, false, maxBytes);
-    return {
-      tool: name,
-      is_error: false,
-      result: {
-        columns: result.fields.map((f) => ({ name: f.name, type: columnTypeName(f.dataTypeID) })),
-        rows,
-        page: checked.page,
-        page_size: pageSize,
-        has_more: hasMore,
-      },
-    };
+    return toolPage(name, {
+      columns: result.fields.map((f) => ({ name: f.name, type: columnTypeName(f.dataTypeID) })),
+      rows,
+      page: checked.page,
+      page_size: pageSize,
+      has_more: hasMore,
+    });
   }
 
   private tooLarge(
@@ -102,7 +72,7 @@ export class ReportExecutor {
     atLeast: boolean,
     maxBytes: number,
   ): ToolCallOutcome {
-    return failure(
+    return toolFailure(
       name,
       'RESULT_TOO_LARGE',
       `this page is ${atLeast ? 'more than ' : ''}${bytes} bytes, over the ${maxBytes}-byte limit; ask for a smaller page_size or narrow the filters`,
@@ -158,14 +128,14 @@ export class ReportExecutor {
     const pgError = err as { code?: string; message?: string };
     const seconds = timeoutMs / 1000;
     if (pgError.code === QUERY_CANCELED || /Query read timeout/.test(pgError.message ?? '')) {
-      return failure(
+      return toolFailure(
         name,
         'TIMEOUT',
         `the query took longer than ${seconds} s and was stopped; narrow the filters (for example a shorter date range) and try again`,
       );
     }
     if (typeof pgError.code === 'string' && pgError.code.startsWith('22')) {
-      return failure(
+      return toolFailure(
         name,
         'QUERY_FAILED',
         `the database refused a value: ${pgError.message ?? 'invalid value'}; check the arguments`,
@@ -175,7 +145,7 @@ export class ReportExecutor {
       (typeof pgError.code === 'string' && /^(08|57P)/.test(pgError.code)) ||
       /ECONNREFUSED|ECONNRESET|terminat|closed/i.test(pgError.message ?? '')
     ) {
-      return failure(
+      return toolFailure(
         name,
         'DATA_UNAVAILABLE',
         'the report database is unavailable right now; try again later',
@@ -185,7 +155,7 @@ export class ReportExecutor {
     this.logger.error(
       `report ${name} failed (reference ${reference}): ${pgError.message ?? String(err)}`,
     );
-    return failure(
+    return toolFailure(
       name,
       'QUERY_FAILED',
       `the report query failed; the report may be misconfigured, so tell an administrator (reference ${reference})`,
@@ -207,8 +177,4 @@ function rowObjects(result: GuardedReadResult, count: number): Record<string, un
     rows[r] = row;
   }
   return rows;
-}
-
-function failure(tool: string, code: ToolErrorCode, message: string): ToolCallOutcome {
-  return { tool, is_error: true, error: { code, message } };
 }

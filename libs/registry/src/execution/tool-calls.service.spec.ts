@@ -6,7 +6,8 @@ import { toolNotFound } from '../errors';
 import type { CatalogService } from '../listing/catalog.service';
 import type { ServedTool } from '../listing/served-tool';
 import { CallActivity } from './call-activity';
-import type { ReportExecutor, ToolCallOutcome } from './report-executor';
+import type { ReportExecutor } from './report-executor';
+import type { ToolCallOutcome } from './tool-outcome';
 import { ToolCallService } from './tool-calls.service';
 
 const bob: Principal = { tenantId: 'acme', userId: 'bob', roles: [], claims: {} };

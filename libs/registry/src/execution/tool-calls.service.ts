@@ -4,7 +4,8 @@ import { CallActivity } from './call-activity';
 import { CatalogService } from '../listing/catalog.service';
 import type { Principal } from '../access/principal';
 import { ReportExecutor } from './report-executor';
-import type { ToolCallOutcome } from './report-executor';
+import { toolFailure } from './tool-outcome';
+import type { ToolCallOutcome } from './tool-outcome';
 import { GENERATED_TOOL_RUNNER } from '../catalog/generated-tools';
 import type { GeneratedToolRunner } from '../catalog/generated-tools';
 
@@ -14,9 +15,7 @@ import type { GeneratedToolRunner } from '../catalog/generated-tools';
  */
 export function argumentsOutOfBounds(name: string, args: unknown): ToolCallOutcome | undefined {
   const problem = argumentBoundsProblem(args);
-  return problem === undefined
-    ? undefined
-    : { tool: name, is_error: true, error: { code: 'INVALID_ARGUMENTS', message: problem } };
+  return problem === undefined ? undefined : toolFailure(name, 'INVALID_ARGUMENTS', problem);
 }
 
 /** The one path every protocol (REST, MCP) takes to run a tool for a caller. */
@@ -37,7 +36,7 @@ export class ToolCallService {
    */
   async refuse(principal: Principal, name: string, message: string): Promise<ToolCallOutcome> {
     await this.catalog.resolve(principal, name);
-    return { tool: name, is_error: true, error: { code: 'INVALID_ARGUMENTS', message } };
+    return toolFailure(name, 'INVALID_ARGUMENTS', message);
   }
 
   async call(principal: Principal, name: string, args: unknown): Promise<ToolCallOutcome> {
@@ -67,17 +66,9 @@ export class ToolCallService {
           args !== undefined &&
           (args === null || typeof args !== 'object' || Array.isArray(args))
         )
-          return {
-            tool: name,
-            is_error: true,
-            error: { code: 'INVALID_ARGUMENTS', message: 'arguments must be a JSON object' },
-          };
+          return toolFailure(name, 'INVALID_ARGUMENTS', 'arguments must be a JSON object');
         if (!this.generated) {
-          return {
-            tool: name,
-            is_error: true,
-            error: { code: 'QUERY_FAILED', message: 'generated tools cannot run on this instance' },
-          };
+          return toolFailure(name, 'QUERY_FAILED', 'generated tools cannot run on this instance');
         }
         return this.generated.run(
           catalog.tenant,

@@ -3,7 +3,7 @@ import type { AccessSubject } from '../access/access-policy';
 import { GENERATED_CATEGORY, TOOL_AUTHOR_ROLE } from '../catalog/generated-tools';
 import type { GeneratedTool } from '../catalog/generated-tools';
 import type { Principal } from '../access/principal';
-import type { ToolCallOutcome } from '../execution/report-executor';
+import type { ToolCallOutcome } from '../execution/tool-outcome';
 
 /** A tool that is not a report (meta_tool, later generated tools): same filter, own handler. */
 export interface BuiltinTool {

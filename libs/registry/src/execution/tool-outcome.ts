@@ -1,0 +1,56 @@
+/**
+ * What a tool call returns, and the one way to build it. Every tool (reports, built-ins,
+ * meta_tool, generated tools, the disclosure tools) answers through these factories, so the
+ * shape the transports map (HTTP 200 with `is_error`, MCP `isError`) is defined once. No
+ * imports: any unit may use it without joining an import cycle.
+ */
+
+/** One page of a report's rows. */
+export interface ToolResultPage {
+  columns: Array<{ name: string; type: string }>;
+  rows: Record<string, unknown>[];
+  page: number;
+  page_size: number;
+  has_more: boolean;
+}
+
+export type ToolErrorCode =
+  | 'INVALID_ARGUMENTS'
+  | 'TIMEOUT'
+  | 'RESULT_TOO_LARGE'
+  | 'QUERY_FAILED'
+  | 'DATA_UNAVAILABLE'
+  | 'REFUSED'
+  | 'BUSY'
+  | 'TOOL_FAILED';
+
+/**
+ * What a tool call returns: rows, or an error the model can act on. Never an HTTP error.
+ * Reports return a page of rows; other tools return a structured result plus the text the
+ * model is shown.
+ */
+export type ToolCallOutcome =
+  | { tool: string; is_error: false; result: ToolResultPage; text?: undefined }
+  | { tool: string; is_error: false; result: Record<string, unknown>; text: string }
+  | { tool: string; is_error: true; error: { code: ToolErrorCode; message: string } };
+
+export type ToolFailure = Extract<ToolCallOutcome, { is_error: true }>;
+
+/** A call that ended in an error the model can act on. */
+export function toolFailure(tool: string, code: ToolErrorCode, message: string): ToolFailure {
+  return { tool, is_error: true, error: { code, message } };
+}
+
+/** A report's page of rows. */
+export function toolPage(tool: string, result: ToolResultPage): ToolCallOutcome {
+  return { tool, is_error: false, result };
+}
+
+/** A structured result and the text the model is shown. */
+export function toolText(
+  tool: string,
+  text: string,
+  result: Record<string, unknown>,
+): ToolCallOutcome {
+  return { tool, is_error: false, text, result };
+}
