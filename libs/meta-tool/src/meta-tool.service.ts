@@ -1,11 +1,4 @@
-import {
-  BuiltinTools,
-  CatalogStore,
-  Metrics,
-  toolFailure,
-  toolText,
-  withSpan,
-} from '@app/registry';
+import { BuiltinTools, CatalogStore, Metrics, withSpan } from '@app/registry';
 import type { Principal, TenantCatalog, ToolCallOutcome } from '@app/registry';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { cut, META_TOOL_NAME, MetaToolError, TOOL_REVIEWER_ROLE } from './contract';
@@ -19,23 +12,17 @@ import { RuntimeGate } from './runtime-gate';
 import { SerialQueue } from './serial-queue';
 import { staticGate } from './static-gate';
 import { ToolFiles } from './tool-files';
+import {
+  decisionOutcome,
+  installedDecision,
+  notFound,
+  proposalOutcome,
+  refused,
+} from './proposal-outcomes';
+import type { Decision, DecisionEvent } from './proposal-outcomes';
 
-export interface Decision {
-  proposal_id: string;
-  name: string;
-  status: 'installed' | 'failed' | 'rejected';
-  message: string;
-  smoke_preview?: string | null;
-}
-
-/** A decided proposal, for whoever listens (the MCP sessions of the proposer). */
-export interface DecisionEvent {
-  tenantId: string;
-  proposer: string;
-  decision: Decision;
-  /** decided on another instance and relayed here (see DecisionFeed) */
-  remote?: boolean;
-}
+export { decisionOf } from './proposal-outcomes';
+export type { Decision, DecisionEvent } from './proposal-outcomes';
 
 const ADMIN_ROLE = 'admin';
 
@@ -490,79 +477,4 @@ export class MetaToolService {
       `meta_tool gate ${gate}: ${outcome}${proposalId ? ` (proposal ${proposalId})` : ''}`,
     );
   }
-}
-
-function notFound(name: string): MetaToolError {
-  return new MetaToolError(
-    'GENERATED_TOOL_NOT_FOUND',
-    `no generated tool named ${cut(JSON.stringify(name), 80)} in your tenant`,
-  );
-}
-
-function refused(message: string): ToolCallOutcome {
-  return toolFailure(META_TOOL_NAME, 'REFUSED', message);
-}
-
-/** A proposal's state in the model's terms: pending, or the full outcome of the gates. */
-function installedDecision(proposal: Proposal, preview: string | null): Decision {
-  const smoke =
-    preview !== null
-      ? `its smoke call returned ${preview}`
-      : 'it was never smoke-tested (no testArgs), and its description says so to every model';
-  return {
-    proposal_id: proposal.id,
-    name: proposal.name,
-    status: 'installed',
-    message: `installed ${proposal.name}; ${smoke}. It is visible from the next tool list on, not in the round that created it.`,
-    smoke_preview: preview,
-  };
-}
-
-/** The decision a decided proposal's row records; undefined while it is still undecided. */
-export function decisionOf(proposal: Proposal): Decision | undefined {
-  if (proposal.status === 'installed') return installedDecision(proposal, proposal.outcome);
-  if (proposal.status !== 'failed' && proposal.status !== 'rejected') return undefined;
-  return {
-    proposal_id: proposal.id,
-    name: proposal.name,
-    status: proposal.status,
-    message: proposal.outcome ?? `proposal ${proposal.id} is ${proposal.status}`,
-  };
-}
-
-function proposalOutcome(proposal: Proposal): ToolCallOutcome {
-  const result = {
-    proposal_id: proposal.id,
-    name: proposal.name,
-    status: proposal.status,
-    sha256: proposal.sha256,
-  };
-  switch (proposal.status) {
-    case 'pending':
-    case 'installing':
-      return toolText(
-        META_TOOL_NAME,
-        cut(
-          `pending approval ${proposal.id}; nothing was imported, run or written. A reviewer of your tenant (role tool_reviewer) must approve "${proposal.name}"; once installed it appears in your next tool list. Ask again with {"proposal_id":"${proposal.id}"}.`,
-          1000,
-        ),
-        result,
-      );
-    case 'installed':
-      return toolText(
-        META_TOOL_NAME,
-        cut(
-          `installed ${proposal.name}; ${proposal.outcome === null ? 'it was never smoke-tested (no testArgs)' : `its smoke call returned ${proposal.outcome}`}. It is visible from the next tool list on.`,
-          1000,
-        ),
-        { ...result, smoke_preview: proposal.outcome },
-      );
-    default:
-      return refused(proposal.outcome ?? `proposal ${proposal.id} is ${proposal.status}`);
-  }
-}
-
-function decisionOutcome(decision: Decision): ToolCallOutcome {
-  if (decision.status !== 'installed') return refused(decision.message);
-  return toolText(META_TOOL_NAME, decision.message, { ...decision });
 }
