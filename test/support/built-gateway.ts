@@ -1,28 +1,19 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** What `npm start` runs. */
 export const MAIN = path.join(ROOT, 'dist/apps/gateway/src/main.js');
 
-function newest(dir: string): number {
-  let time = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) time = Math.max(time, newest(full));
-    else if (entry.name.endsWith('.ts')) time = Math.max(time, statSync(full).mtimeMs);
-  }
-  return time;
-}
-
-/** Builds the gateway (not the console) when dist is missing or older than its sources. */
+/**
+ * Builds what `npm start` runs when it is missing or older than its sources: the same check
+ * `npm start` makes (scripts/build-if-needed.js), so tests and users build alike.
+ */
 export function ensureBuilt(): void {
-  const sources = Math.max(
-    ...['apps/gateway', 'libs', 'db'].map((d) => newest(path.join(ROOT, d))),
-  );
-  if (existsSync(MAIN) && statSync(MAIN).mtimeMs >= sources) return;
-  execFileSync('npx', ['nest', 'build', 'gateway'], { cwd: ROOT, stdio: 'ignore' });
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-if-needed.js')], {
+    cwd: ROOT,
+    stdio: 'ignore',
+  });
 }
 
 export interface Run {
