@@ -13,6 +13,10 @@ const transform = {
 const common = { rootDir: __dirname, moduleNameMapper, transform, testEnvironment: 'node' };
 
 module.exports = {
+  // Every suite closes what it opens in afterAll/finally. A test that times out mid-way can
+  // still leave a socket or a child behind (its finally runs only when its promise settles),
+  // and one such handle must not keep the whole run, and CI, waiting after the results.
+  forceExit: true,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,db}/**/*.spec.ts'] },
     {

@@ -26,6 +26,8 @@ describe('MCP sessions shared through Redis (e2e, two replicas)', () => {
   let redis: Redis;
   const prefix = `test-mcp-${randomBytes(4).toString('hex')}`;
   const clients: Client[] = [];
+  // stopped after each test, so a test that fails or times out leaves no listener behind
+  const proxies: TcpProxy[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -39,6 +41,9 @@ describe('MCP sessions shared through Redis (e2e, two replicas)', () => {
     a = await startGateway(env, db);
     b = await startGateway(env, db);
     redis = new Redis(process.env.TEST_REDIS_URL!, { keyPrefix: `${prefix}:` });
+  });
+  afterEach(async () => {
+    await Promise.all(proxies.splice(0).map((p) => p.stop()));
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
@@ -147,55 +152,51 @@ describe('MCP sessions shared through Redis (e2e, two replicas)', () => {
     // the client talks to a proxy in front of A; then the proxy drops every connection and
     // comes back on the same port in front of B, as a load balancer does when A dies
     const front = new TcpProxy('127.0.0.1', Number(new URL(a.baseUrl).port));
+    proxies.push(front);
     const port = await front.start();
-    let back: TcpProxy | undefined;
-    try {
-      const client = await connect(`http://127.0.0.1:${port}`, alice);
-      let changes = 0;
-      const changed = new Promise<void>((resolve) =>
-        client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-          changes += 1;
-          resolve();
-        }),
-      );
-      await client.listTools();
-      await front.stop();
-      back = new TcpProxy('127.0.0.1', Number(new URL(b.baseUrl).port));
-      await back.start(port);
-      // the client's notification stream reconnects by itself, now to B, which continues
-      // the session from Redis
-      await eventually(
-        async () => {
-          const metrics = await (await b.request('/metrics')).text();
-          expect(metrics).toMatch(/^gateway_mcp_sessions_adopted_total [1-9]/m);
-        },
-        { timeoutMs: 10_000, intervalMs: 50 },
-      );
-      const called = await client.callTool({
-        name: 'query_report_sales_by_region',
-        arguments: { region: 'west' },
-      });
-      expect(called.isError).toBeFalsy();
-      const put = await b.request('/v1/admin/reports/after_failover', {
-        method: 'PUT',
-        as: root,
-        json: {
-          name: 'After failover',
-          description: 'added while the client was on replica B',
-          sql_template: 'SELECT count(*) AS n FROM orders',
-          category: 'sales',
-        },
-      });
-      expect(put.status).toBe(201);
-      await changed;
-      expect((await client.listTools()).tools.map((t) => t.name)).toContain(
-        'query_report_after_failover',
-      );
-      expect(changes).toBe(1);
-    } finally {
-      await front.stop();
-      await back?.stop();
-    }
+    const back = new TcpProxy('127.0.0.1', Number(new URL(b.baseUrl).port));
+    proxies.push(back);
+    const client = await connect(`http://127.0.0.1:${port}`, alice);
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      changes += 1;
+    });
+    await client.listTools();
+    await front.stop();
+    await back.start(port);
+    // the client's notification stream reconnects by itself, now to B, which continues
+    // the session from Redis
+    await eventually(
+      async () => {
+        const metrics = await (await b.request('/metrics')).text();
+        expect(metrics).toMatch(/^gateway_mcp_sessions_adopted_total [1-9]/m);
+      },
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
+    const called = await client.callTool({
+      name: 'query_report_sales_by_region',
+      arguments: { region: 'west' },
+    });
+    expect(called.isError).toBeFalsy();
+    const put = await b.request('/v1/admin/reports/after_failover', {
+      method: 'PUT',
+      as: root,
+      json: {
+        name: 'After failover',
+        description: 'added while the client was on replica B',
+        sql_template: 'SELECT count(*) AS n FROM orders',
+        category: 'sales',
+      },
+    });
+    expect(put.status).toBe(201);
+    await eventually(async () => expect(changes).toBeGreaterThan(0), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain(
+      'query_report_after_failover',
+    );
+    expect(changes).toBe(1);
   }, 30_000);
 
   it('opens 50 sessions that are never closed (LangChain, mcp-remote) and keeps working', async () => {

@@ -131,7 +131,8 @@ describe('the sandbox process boundary (faults)', () => {
   it('a tool that grows memory by many small allocations is stopped at the memory limit, not the CPU limit', async () => {
     // each allocation is far below the limit (the runtime's own limit refuses only one
     // allocation over it); the total is what the engine's interrupt handler bounds
-    const grows = pool(undefined, { limits: { ...LIMITS, cpuMs: 20_000 } });
+    // one child, so the job after the bomb runs where the bomb ran
+    const grows = pool(undefined, { size: 1, limits: { ...LIMITS, cpuMs: 20_000 } });
     try {
       const outcome = await grows.run(
         job({
@@ -146,6 +147,16 @@ describe('the sandbox process boundary (faults)', () => {
         message: 'the tool used more than 32 MB of memory',
       });
       expect(await grows.run(job())).toMatchObject({ ok: true, result: 42 });
+      // the engine's memory never shrinks: the child that held the bomb is replaced, so a
+      // modest job (4 MB, kept) is not refused for memory it never used
+      expect(
+        await grows.run(
+          job({
+            source:
+              "export default { name: 't', description: 'd', schema: { type: 'object' }, run() { const kept = []; for (let i = 0; i < 40000; i++) kept.push('x'.repeat(100) + i); return kept.length; } };",
+          }),
+        ),
+      ).toMatchObject({ ok: true, result: 40000 });
     } finally {
       grows.close();
     }

@@ -66,6 +66,9 @@ const PRELUDE = "(function () {\n" +
 
 let QuickJS;
 let current;
+let engineBytesAtLoad = 0;
+// the size of the engine's WebAssembly memory (the module's view is replaced when it grows)
+const engineBytes = () => QuickJS.module.HEAPU8.byteLength;
 
 function errorText(vm, handle) {
   try {
@@ -92,15 +95,16 @@ function runJob(job) {
   let sliceStart = 0;
   let interrupted = false;
   // The runtime's memory limit refuses one allocation over it, not a total grown by many
-  // (quickjs-emscripten#271): the process's growth during the job is the total that counts.
-  const rssAtStart = process.memoryUsage.rss();
+  // (quickjs-emscripten#271). The total that counts is the engine's WebAssembly memory: it
+  // only grows, so its growth since this child loaded the engine is the most any job here
+  // has held at once. Unlike the process's RSS it moves only when the engine allocates.
   let overMemory = false;
   rt.setInterruptHandler(() => {
     if (used + (Date.now() - sliceStart) > limits.cpuMs) {
       interrupted = true;
       return true;
     }
-    if (process.memoryUsage.rss() - rssAtStart > limits.memoryBytes) {
+    if (engineBytes() - engineBytesAtLoad > limits.memoryBytes) {
       overMemory = true;
       return true;
     }
@@ -157,8 +161,11 @@ function runJob(job) {
     } catch (err) {
       clean = false;
     }
-    // an engine that could not be torn down cleanly is not reused: the parent replaces us
-    send(clean ? message : { ...message, recycle: true }, clean ? undefined : () => process.exit(3));
+    // an engine that could not be torn down cleanly, or whose memory grew past the limit (it
+    // never shrinks, so every later job would start over it), is not reused: the parent
+    // replaces us
+    const reuse = clean && engineBytes() - engineBytesAtLoad <= limits.memoryBytes;
+    send(reuse ? message : { ...message, recycle: true }, reuse ? undefined : () => process.exit(3));
   }
 
   const hostFn = vm.newFunction('__host', (opH, aH, bH) => {
@@ -314,6 +321,7 @@ process.on('disconnect', () => process.exit(0));
 getQuickJS().then(
   (engine) => {
     QuickJS = engine;
+    engineBytesAtLoad = engineBytes();
     send({ type: 'ready' });
   },
   (err) => {
