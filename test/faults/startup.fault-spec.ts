@@ -6,7 +6,7 @@ import { signingSecret } from '../../apps/gateway/src/auth/signing-key';
 import { loadSettings } from '../../apps/gateway/src/config/gateway.config';
 import { prepareDataDir } from '../../apps/gateway/src/database/open-database';
 import { startupFailure } from '../../apps/gateway/src/start';
-import { ensureBuilt, runBuilt } from '../support/built-gateway';
+import { ensureBuilt, killRunning, runBuilt } from '../support/built-gateway';
 import { PrivateRedis } from '../support/redis-server';
 import { databaseUrl } from '../support/template-database';
 import { createTestDatabase } from '../support/test-database';
@@ -104,7 +104,10 @@ describe('faults: start-up of the built app', () => {
   beforeEach(async () => {
     cwd = await mkdtemp(path.join(os.tmpdir(), 'gw-clone-'));
   });
-  afterEach(() => rm(cwd, { recursive: true, force: true }));
+  afterEach(async () => {
+    killRunning();
+    await rm(cwd, { recursive: true, force: true });
+  });
 
   /** Starts it, checks it answers health and readiness, stops it; returns the run. */
   async function startsAndServes(env: Record<string, string>) {

@@ -22,6 +22,14 @@ export interface Run {
   stderr: string;
 }
 
+const running = new Set<ReturnType<typeof spawn>>();
+
+/** Kills every gateway runBuilt started that has not exited (for afterEach: a timed-out test). */
+export function killRunning(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
 /**
  * Runs the built gateway in `cwd` with exactly `env` (plus PATH). `ready` is awaited once
  * its log says it listens; then it is stopped with SIGTERM. Resolves when it exits.
@@ -36,6 +44,7 @@ export function runBuilt(
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
   let stdout = '';
   let stderr = '';
   let checked: Promise<void> | undefined;
@@ -48,6 +57,7 @@ export function runBuilt(
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code) => {
+      running.delete(child);
       const result = { code, stdout, stderr };
       if (checked) checked.then(() => resolve(result), reject);
       else resolve(result);
