@@ -1,6 +1,7 @@
 export * from './contract';
 export * from './data-access';
 export * from './decision-feed';
+export * from './generated-tool-controls';
 export * from './meta-tool.module';
 export * from './meta-tool.service';
 export * from './options';

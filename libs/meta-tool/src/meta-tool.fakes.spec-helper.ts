@@ -5,11 +5,13 @@ import { AccessPolicy } from '@app/registry';
 import type { BuiltinTools, CatalogStore, Metrics, Principal, TenantCatalog } from '@app/registry';
 import type { ProposalInput } from './contract';
 import type { GeneratedDataAccess, RunScope } from './data-access';
+import { GeneratedToolControls } from './generated-tool-controls';
 import { MetaToolService } from './meta-tool.service';
 import type { MetaToolOptions } from './options';
 import { PendingNameClash } from './proposal.repository';
 import type { Installation, Proposal, ProposalRepository } from './proposal.repository';
 import type { RuntimeGate, RuntimeVerdict } from './runtime-gate';
+import { ToolWriteQueue } from './serial-queue';
 import { sha256 } from './tool-files';
 
 /** Fakes for MetaToolService's unit spec: no Postgres, no sandbox, no catalog loading. */
@@ -211,7 +213,7 @@ export class FakeRuntimeGate {
   }
 }
 
-/** The service over the fakes; `options` override the defaults of a fresh gateway. */
+/** The service and the operator controls over the fakes; `options` override the defaults of a fresh gateway. */
 export function setup(options: Partial<MetaToolOptions> = {}) {
   const proposals = new FakeProposals();
   const runtime = new FakeRuntimeGate();
@@ -238,14 +240,19 @@ export function setup(options: Partial<MetaToolOptions> = {}) {
     inc: (_name: string, labels: Record<string, string>) => counted.push(labels),
   };
   const directory = mkdtempSync(path.join(tmpdir(), 'meta-tool-spec-'));
+  const settings = { directory, timeoutMs: 1000, memoryMb: 32, autoApprove: false, ...options };
+  const queue = new ToolWriteQueue();
+  const repository = proposals as unknown as ProposalRepository;
   const service = new MetaToolService(
-    proposals as unknown as ProposalRepository,
-    { directory, timeoutMs: 1000, memoryMb: 32, autoApprove: false, ...options },
+    repository,
+    settings,
     store,
     builtins as unknown as BuiltinTools,
     runtime as unknown as RuntimeGate,
     data as unknown as GeneratedDataAccess,
     metrics as unknown as Metrics,
+    queue,
   );
-  return { service, proposals, runtime, invalidated, counted, directory };
+  const controls = new GeneratedToolControls(repository, settings, store, queue);
+  return { service, controls, proposals, runtime, invalidated, counted, directory };
 }

@@ -4,11 +4,13 @@ import type { OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import { GeneratedDataAccess } from './data-access';
 import { DecisionFeed } from './decision-feed';
+import { GeneratedToolControls } from './generated-tool-controls';
 import { metaToolBuiltin } from './meta-tool.builtin';
 import { MetaToolService } from './meta-tool.service';
 import { ProposalRepository } from './proposal.repository';
 import { RuntimeGate } from './runtime-gate';
 import { SandboxedToolRunner } from './sandboxed-runner';
+import { ToolWriteQueue } from './serial-queue';
 
 /**
  * meta_tool and the generated tools it installs. Needs META_TOOL_OPTIONS from the app.
@@ -20,13 +22,15 @@ import { SandboxedToolRunner } from './sandboxed-runner';
   providers: [
     DecisionFeed,
     GeneratedDataAccess,
+    GeneratedToolControls,
     MetaToolService,
     ProposalRepository,
     RuntimeGate,
     SandboxedToolRunner,
+    ToolWriteQueue,
     { provide: GENERATED_TOOL_RUNNER, useExisting: SandboxedToolRunner },
   ],
-  exports: [MetaToolService, SandboxedToolRunner, GENERATED_TOOL_RUNNER],
+  exports: [MetaToolService, GeneratedToolControls, SandboxedToolRunner, GENERATED_TOOL_RUNNER],
 })
 export class MetaToolModule implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('MetaTool');

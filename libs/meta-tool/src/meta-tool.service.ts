@@ -7,24 +7,16 @@ import { GeneratedDataAccess } from './data-access';
 import { AUTO_APPROVER, META_TOOL_OPTIONS, resolveOptions } from './options';
 import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
 import { PendingNameClash, ProposalRepository } from './proposal.repository';
-import type { GeneratedToolView, Proposal } from './proposal.repository';
+import type { Proposal } from './proposal.repository';
 import { RuntimeGate } from './runtime-gate';
-import { SerialQueue } from './serial-queue';
+import { ToolWriteQueue } from './serial-queue';
 import { staticGate } from './static-gate';
 import { ToolFiles } from './tool-files';
-import {
-  decisionOutcome,
-  installedDecision,
-  notFound,
-  proposalOutcome,
-  refused,
-} from './proposal-outcomes';
+import { decisionOutcome, installedDecision, proposalOutcome, refused } from './proposal-outcomes';
 import type { Decision, DecisionEvent } from './proposal-outcomes';
 
 export { decisionOf } from './proposal-outcomes';
 export type { Decision, DecisionEvent } from './proposal-outcomes';
-
-const ADMIN_ROLE = 'admin';
 
 /**
  * The meta_tool pipeline, one request at a time: static gate, human gate (a pending
@@ -36,7 +28,6 @@ const ADMIN_ROLE = 'admin';
 @Injectable()
 export class MetaToolService {
   private readonly logger = new Logger('MetaTool');
-  private readonly queue = new SerialQueue();
   private readonly files: ToolFiles;
   readonly options: ResolvedMetaToolOptions;
   private readonly listeners = new Set<(event: DecisionEvent) => void>();
@@ -49,6 +40,7 @@ export class MetaToolService {
     private readonly runtime: RuntimeGate,
     private readonly data: GeneratedDataAccess,
     private readonly metrics: Metrics,
+    private readonly queue: ToolWriteQueue,
   ) {
     this.options = resolveOptions(options);
     this.files = new ToolFiles(options.directory);
@@ -375,82 +367,6 @@ export class MetaToolService {
       );
     }
     return catalog;
-  }
-
-  // ---- operator controls -------------------------------------------------------------
-
-  /** Operators: admins or reviewers of the tenant. */
-  private async operator(principal: Principal): Promise<void> {
-    const catalog = await this.store.catalog(principal.tenantId, { verify: true });
-    const roles = catalog.access.effectiveRoles(principal);
-    if (
-      !roles.includes(TOOL_REVIEWER_ROLE) &&
-      !roles.includes(ADMIN_ROLE) &&
-      !catalog.access.isAdmin(roles)
-    )
-      throw new MetaToolError(
-        'FORBIDDEN',
-        `managing generated tools needs the ${TOOL_REVIEWER_ROLE} or an admin role of your tenant`,
-      );
-  }
-
-  async listTools(
-    operator: Principal,
-  ): Promise<{ meta_tool_enabled: boolean; tools: GeneratedToolView[] }> {
-    await this.operator(operator);
-    return {
-      meta_tool_enabled:
-        this.options.enabled && (await this.proposals.tenantEnabled(operator.tenantId)),
-      tools: await this.proposals.listTools(operator.tenantId),
-    };
-  }
-
-  async setToolStatus(
-    operator: Principal,
-    name: string,
-    status: 'active' | 'disabled',
-  ): Promise<{ name: string; status: 'active' | 'disabled' }> {
-    await this.operator(operator);
-    const changed = await this.queue.run(() =>
-      this.proposals.setToolStatus(operator.tenantId, name, status, operator.userId),
-    );
-    if (!changed) throw notFound(name);
-    this.store.invalidate(operator.tenantId);
-    return { name, status };
-  }
-
-  async deleteTool(operator: Principal, name: string): Promise<void> {
-    await this.operator(operator);
-    const deleted = await this.queue.run(async () => {
-      let removal: { commit(): Promise<void>; undo(): Promise<void> } | undefined;
-      try {
-        const found = await this.proposals.deleteTool(
-          operator.tenantId,
-          name,
-          operator.userId,
-          async () => {
-            removal = await this.files.removeRecoverably(operator.tenantId, name);
-          },
-        );
-        await removal?.commit().catch(() => undefined);
-        return found;
-      } catch (err) {
-        await removal?.undo().catch(() => undefined);
-        throw err;
-      }
-    });
-    if (!deleted) throw notFound(name);
-    this.store.invalidate(operator.tenantId);
-  }
-
-  async setTenantEnabled(
-    operator: Principal,
-    enabled: boolean,
-  ): Promise<{ meta_tool_enabled: boolean }> {
-    await this.operator(operator);
-    await this.proposals.setTenantEnabled(operator.tenantId, enabled, operator.userId);
-    this.store.invalidate(operator.tenantId);
-    return { meta_tool_enabled: enabled };
   }
 
   /** Runs one gate in a span and reports its time, pass/fail and a log line. */
