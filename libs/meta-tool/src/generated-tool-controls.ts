@@ -5,8 +5,8 @@ import { MetaToolError, TOOL_REVIEWER_ROLE } from './contract';
 import { META_TOOL_OPTIONS, resolveOptions } from './options';
 import type { MetaToolOptions } from './options';
 import { notFound } from './proposal-outcomes';
-import { ProposalRepository } from './proposal.repository';
-import type { GeneratedToolView } from './proposal.repository';
+import { GeneratedToolRepository } from './generated-tool.repository';
+import type { GeneratedToolView } from './generated-tool.repository';
 import { ToolWriteQueue } from './serial-queue';
 import { ToolFiles } from './tool-files';
 
@@ -29,7 +29,7 @@ export class GeneratedToolControls {
   private readonly files: ToolFiles;
 
   constructor(
-    private readonly proposals: ProposalRepository,
+    private readonly tools: GeneratedToolRepository,
     @Inject(META_TOOL_OPTIONS) options: MetaToolOptions,
     private readonly store: CatalogStore,
     private readonly queue: ToolWriteQueue,
@@ -43,8 +43,8 @@ export class GeneratedToolControls {
   ): Promise<{ meta_tool_enabled: boolean; tools: GeneratedToolView[] }> {
     await this.checkOperator(operator);
     return {
-      meta_tool_enabled: this.enabled && (await this.proposals.tenantEnabled(operator.tenantId)),
-      tools: await this.proposals.listTools(operator.tenantId),
+      meta_tool_enabled: this.enabled && (await this.tools.tenantEnabled(operator.tenantId)),
+      tools: await this.tools.listTools(operator.tenantId),
     };
   }
 
@@ -55,7 +55,7 @@ export class GeneratedToolControls {
   ): Promise<{ name: string; status: 'active' | 'disabled' }> {
     await this.checkOperator(operator);
     const changed = await this.queue.run(() =>
-      this.proposals.setToolStatus(operator.tenantId, name, status, operator.userId),
+      this.tools.setToolStatus(operator.tenantId, name, status, operator.userId),
     );
     if (!changed) throw notFound(name);
     this.store.invalidate(operator.tenantId);
@@ -68,7 +68,7 @@ export class GeneratedToolControls {
     const deleted = await this.queue.run(async () => {
       let removal: { commit(): Promise<void>; undo(): Promise<void> } | undefined;
       try {
-        const found = await this.proposals.deleteTool(
+        const found = await this.tools.deleteTool(
           operator.tenantId,
           name,
           operator.userId,
@@ -92,7 +92,7 @@ export class GeneratedToolControls {
     enabled: boolean,
   ): Promise<{ meta_tool_enabled: boolean }> {
     await this.checkOperator(operator);
-    await this.proposals.setTenantEnabled(operator.tenantId, enabled, operator.userId);
+    await this.tools.setTenantEnabled(operator.tenantId, enabled, operator.userId);
     this.store.invalidate(operator.tenantId);
     return { meta_tool_enabled: enabled };
   }

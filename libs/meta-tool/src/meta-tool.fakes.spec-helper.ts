@@ -9,7 +9,9 @@ import { GeneratedToolControls } from './generated-tool-controls';
 import { MetaToolService } from './meta-tool.service';
 import type { MetaToolOptions } from './options';
 import { PendingNameClash } from './proposal.repository';
-import type { Installation, Proposal, ProposalRepository } from './proposal.repository';
+import type { Installation, ProposalDecisions } from './decision.repository';
+import type { GeneratedToolRepository } from './generated-tool.repository';
+import type { Proposal, ProposalRepository } from './proposal.repository';
 import type { RuntimeGate, RuntimeVerdict } from './runtime-gate';
 import { ToolWriteQueue } from './serial-queue';
 import { sha256 } from './tool-files';
@@ -242,9 +244,12 @@ export function setup(options: Partial<MetaToolOptions> = {}) {
   const directory = mkdtempSync(path.join(tmpdir(), 'meta-tool-spec-'));
   const settings = { directory, timeoutMs: 1000, memoryMb: 32, autoApprove: false, ...options };
   const queue = new ToolWriteQueue();
-  const repository = proposals as unknown as ProposalRepository;
+  // one fake plays the three repositories: proposals, decisions, installed tools
+  const tools = proposals as unknown as GeneratedToolRepository;
   const service = new MetaToolService(
-    repository,
+    proposals as unknown as ProposalRepository,
+    proposals as unknown as ProposalDecisions,
+    tools,
     settings,
     store,
     builtins as unknown as BuiltinTools,
@@ -253,6 +258,6 @@ export function setup(options: Partial<MetaToolOptions> = {}) {
     metrics as unknown as Metrics,
     queue,
   );
-  const controls = new GeneratedToolControls(repository, settings, store, queue);
+  const controls = new GeneratedToolControls(tools, settings, store, queue);
   return { service, controls, proposals, runtime, invalidated, counted, directory };
 }

@@ -6,6 +6,8 @@ import type { GateViolation, ProposalInput } from './contract';
 import { GeneratedDataAccess } from './data-access';
 import { AUTO_APPROVER, META_TOOL_OPTIONS, resolveOptions } from './options';
 import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
+import { ProposalDecisions } from './decision.repository';
+import { GeneratedToolRepository } from './generated-tool.repository';
 import { PendingNameClash, ProposalRepository } from './proposal.repository';
 import type { Proposal } from './proposal.repository';
 import { RuntimeGate } from './runtime-gate';
@@ -34,6 +36,8 @@ export class MetaToolService {
 
   constructor(
     readonly proposals: ProposalRepository,
+    readonly decisions: ProposalDecisions,
+    private readonly tools: GeneratedToolRepository,
     @Inject(META_TOOL_OPTIONS) options: MetaToolOptions,
     private readonly store: CatalogStore,
     private readonly builtins: BuiltinTools,
@@ -89,7 +93,7 @@ export class MetaToolService {
         return refused(
           'meta_tool is switched off on this gateway (META_TOOL_ENABLED=0); nothing was stored',
         );
-      if (!(await this.proposals.tenantEnabled(proposer.tenantId)))
+      if (!(await this.tools.tenantEnabled(proposer.tenantId)))
         return refused(
           'meta_tool is switched off for your tenant by an operator; nothing was stored, imported, run or written',
         );
@@ -195,7 +199,7 @@ export class MetaToolService {
   reject(reviewer: Principal, id: string, reason = ''): Promise<Decision> {
     return this.decide(reviewer, id, async (_catalog, proposal) => {
       const message = `rejected${reason ? ` (${reason})` : ''}: nothing was imported, tested or written, and the registry is unchanged`;
-      await this.proposals.settle(
+      await this.decisions.settle(
         reviewer.tenantId,
         proposal.id,
         'rejected',
@@ -222,7 +226,7 @@ export class MetaToolService {
         'you proposed this tool; another reviewer of your tenant must decide on it',
       );
     }
-    if (!(await this.proposals.claim(reviewer.tenantId, id, reviewer.userId))) {
+    if (!(await this.decisions.claim(reviewer.tenantId, id, reviewer.userId))) {
       throw new MetaToolError(
         'PROPOSAL_NOT_PENDING',
         `proposal ${id} is ${proposal.status}, not pending`,
@@ -238,7 +242,7 @@ export class MetaToolService {
           `deciding proposal ${proposal.id} failed (reference ${reference}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
         );
         const message = `the decision could not be completed (reference ${reference}); nothing was installed, the file set and the registry are unchanged`;
-        await this.proposals
+        await this.decisions
           .settle(reviewer.tenantId, proposal.id, 'failed', reviewer.userId, message)
           .catch(() => undefined);
         return {
@@ -261,12 +265,12 @@ export class MetaToolService {
     this.gateDecided('human', 'approved', proposal.id);
     const tenantId = catalog.tenant.id;
     const fail = async (reason: string): Promise<Decision> => {
-      const installed = (await this.proposals.generatedNames(tenantId)).includes(proposal.name);
+      const installed = (await this.tools.generatedNames(tenantId)).includes(proposal.name);
       const message = `the runtime gate refused ${proposal.name}: ${reason}. Nothing was installed; the file set and the registry are unchanged${installed ? ' and the installed version keeps working' : ''}.`;
-      await this.proposals.settle(tenantId, proposal.id, 'failed', approver, message);
+      await this.decisions.settle(tenantId, proposal.id, 'failed', approver, message);
       return { proposal_id: proposal.id, name: proposal.name, status: 'failed', message };
     };
-    const existing = await this.proposals.generatedNames(tenantId);
+    const existing = await this.tools.generatedNames(tenantId);
     if (!existing.includes(proposal.name) && existing.length >= this.options.maxToolsPerTenant)
       return fail(
         `limit: your tenant has ${existing.length} generated tools, the most allowed (META_TOOL_MAX_TOOLS_PER_TENANT=${this.options.maxToolsPerTenant}); an operator must delete one first`,
@@ -285,7 +289,7 @@ export class MetaToolService {
     const temp = await this.files.writeTemp(tenantId, proposal.name, proposal.source);
     let swap: { commit(): Promise<void>; undo(): Promise<void> } | undefined;
     try {
-      await this.proposals.install(
+      await this.decisions.install(
         tenantId,
         proposal,
         {
@@ -349,7 +353,7 @@ export class MetaToolService {
         rule: 'limit',
         message: `you have ${pending} proposals waiting for review, the most allowed (META_TOOL_MAX_PENDING_PER_USER=${this.options.maxPendingPerUser}); wait for a decision first`,
       });
-    const existing = await this.proposals.generatedNames(catalog.tenant.id);
+    const existing = await this.tools.generatedNames(catalog.tenant.id);
     if (!existing.includes(input.name) && existing.length >= this.options.maxToolsPerTenant)
       violations.push({
         rule: 'limit',
