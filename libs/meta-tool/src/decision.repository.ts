@@ -1,8 +1,7 @@
-import type { DatabaseHandle } from '@app/db';
-import { activeTraceId, DATABASE } from '@app/registry';
-import { Inject, Injectable } from '@nestjs/common';
+import { activeTraceId } from '@app/registry';
+import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import { auditIn } from './audit-log';
+import { auditIn, GatewayRepository } from './gateway-repository';
 import type { Proposal } from './proposal.repository';
 
 export interface Installation {
@@ -18,13 +17,7 @@ export interface Installation {
  * it, each with its audit row in the same transaction; and the tenant's decided proposals.
  */
 @Injectable()
-export class ProposalDecisions {
-  constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
-
-  private get g() {
-    return this.database.db.withSchema('gateway');
-  }
-
+export class ProposalDecisions extends GatewayRepository {
   /** The tenant's latest decided proposals (installed, failed, rejected), newest first. */
   async recentDecisions(tenantId: string, limit: number) {
     return this.g

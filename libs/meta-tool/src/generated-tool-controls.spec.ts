@@ -1,10 +1,16 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Logger } from '@nestjs/common';
-import { AccessPolicy } from '@app/registry';
 import type { Principal } from '@app/registry';
 import { isOperator } from './generated-tool-controls';
-import { analyst, author, reviewer, setup, TENANT } from './meta-tool.fakes.spec-helper';
+import {
+  analyst,
+  author,
+  fakeAccess,
+  reviewer,
+  setup,
+  TENANT,
+} from './meta-tool.fakes.spec-helper';
 
 const admin: Principal = { tenantId: TENANT, userId: 'ada', roles: ['admin'], claims: {} };
 const directories: string[] = [];
@@ -21,16 +27,10 @@ afterAll(() => {
 });
 
 describe('isOperator', () => {
-  const access = new AccessPolicy({
-    roles: [
-      { name: 'owner', isAdmin: true },
-      { name: 'analyst', isAdmin: false },
-    ],
-    userRoles: [],
-    userGrants: [],
-    roleGrants: [],
-    contexts: [],
-  });
+  const access = fakeAccess([
+    { name: 'owner', isAdmin: true },
+    { name: 'analyst', isAdmin: false },
+  ]);
 
   it('lets reviewers, the admin role and any admin-flagged role operate, nobody else', () => {
     expect(isOperator(access, ['tool_reviewer'])).toBe(true);

@@ -1,8 +1,6 @@
-import type { DatabaseHandle } from '@app/db';
-import { DATABASE } from '@app/registry';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import { auditIn } from './audit-log';
+import { auditIn, GatewayRepository } from './gateway-repository';
 
 /** One generated tool as operators see it. */
 export interface GeneratedToolView {
@@ -25,13 +23,7 @@ export interface GeneratedToolView {
  * Every change writes its audit row. Tenant first, always.
  */
 @Injectable()
-export class GeneratedToolRepository {
-  constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
-
-  private get g() {
-    return this.database.db.withSchema('gateway');
-  }
-
+export class GeneratedToolRepository extends GatewayRepository {
   async generatedNames(tenantId: string): Promise<string[]> {
     const rows = await this.g
       .selectFrom('generated_tools')

@@ -36,19 +36,20 @@ export const analyst: Principal = { tenantId: TENANT, userId: 'bob', roles: [], 
 export const toolCode = (body = "return ctx.query('SELECT count(*) FROM orders');") =>
   `export default { name: 't', description: 'd', schema: { type: 'object' }, async run(args, ctx) { ${body} } };`;
 
+/** A tenant's access policy with just these roles (no grants, no stored user roles). */
+export function fakeAccess(
+  roles: Array<{ name: string; isAdmin: boolean }> = [
+    { name: 'tool_author', isAdmin: false },
+    { name: 'tool_reviewer', isAdmin: false },
+    { name: 'admin', isAdmin: true },
+  ],
+): AccessPolicy {
+  return new AccessPolicy({ roles, userRoles: [], userGrants: [], roleGrants: [], contexts: [] });
+}
+
 /** The tenant as the service sees it: its schema and who holds which role. */
 export function fakeCatalog(): TenantCatalog {
-  const access = new AccessPolicy({
-    roles: [
-      { name: 'tool_author', isAdmin: false },
-      { name: 'tool_reviewer', isAdmin: false },
-      { name: 'admin', isAdmin: true },
-    ],
-    userRoles: [],
-    userGrants: [],
-    roleGrants: [],
-    contexts: [],
-  });
+  const access = fakeAccess();
   return {
     tenant: { id: TENANT, dataSchema: 'tenant_acme', allowedTables: ['orders', 'secrets'] },
     access,

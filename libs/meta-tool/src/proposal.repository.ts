@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { DatabaseHandle, ProposalStatus } from '@app/db';
-import { activeTraceId, DATABASE } from '@app/registry';
-import { Inject, Injectable } from '@nestjs/common';
-import { auditIn } from './audit-log';
+import type { ProposalStatus } from '@app/db';
+import { activeTraceId } from '@app/registry';
+import { Injectable } from '@nestjs/common';
+import { auditIn, GatewayRepository } from './gateway-repository';
 import type { ProposalInput } from './contract';
 import { sha256 } from './tool-files';
 
@@ -32,13 +32,7 @@ const UNIQUE_VIOLATION = '23505';
  * ones. Deciding on them is ProposalDecisions'. Tenant first, always.
  */
 @Injectable()
-export class ProposalRepository {
-  constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
-
-  private get g() {
-    return this.database.db.withSchema('gateway');
-  }
-
+export class ProposalRepository extends GatewayRepository {
   async create(
     tenantId: string,
     proposer: string,

@@ -1,5 +1,16 @@
-import type { DB } from '@app/db';
+import type { DatabaseHandle, DB } from '@app/db';
+import { DATABASE } from '@app/registry';
+import { Inject } from '@nestjs/common';
 import type { Kysely } from 'kysely';
+
+/** What meta_tool's repositories share: the database, its `gateway` schema, the audit row. */
+export abstract class GatewayRepository {
+  constructor(@Inject(DATABASE) protected readonly database: DatabaseHandle) {}
+
+  protected get g() {
+    return this.database.db.withSchema('gateway');
+  }
+}
 
 /** Who did what to which subject, and the details. */
 export type AuditEntry = [
