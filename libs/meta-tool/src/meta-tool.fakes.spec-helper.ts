@@ -5,11 +5,15 @@ import { AccessPolicy } from '@app/registry';
 import type { BuiltinTools, CatalogStore, Metrics, Principal, TenantCatalog } from '@app/registry';
 import type { ProposalInput } from './contract';
 import type { GeneratedDataAccess, RunScope } from './data-access';
+import { GeneratedToolControls } from './generated-tool-controls';
 import { MetaToolService } from './meta-tool.service';
 import type { MetaToolOptions } from './options';
 import { PendingNameClash } from './proposal.repository';
-import type { Installation, Proposal, ProposalRepository } from './proposal.repository';
+import type { Installation, ProposalDecisions } from './decision.repository';
+import type { GeneratedToolRepository } from './generated-tool.repository';
+import type { Proposal, ProposalRepository } from './proposal.repository';
 import type { RuntimeGate, RuntimeVerdict } from './runtime-gate';
+import { ToolWriteQueue } from './serial-queue';
 import { sha256 } from './tool-files';
 
 /** Fakes for MetaToolService's unit spec: no Postgres, no sandbox, no catalog loading. */
@@ -32,19 +36,20 @@ export const analyst: Principal = { tenantId: TENANT, userId: 'bob', roles: [], 
 export const toolCode = (body = "return ctx.query('SELECT count(*) FROM orders');") =>
   `export default { name: 't', description: 'd', schema: { type: 'object' }, async run(args, ctx) { ${body} } };`;
 
+/** A tenant's access policy with just these roles (no grants, no stored user roles). */
+export function fakeAccess(
+  roles: Array<{ name: string; isAdmin: boolean }> = [
+    { name: 'tool_author', isAdmin: false },
+    { name: 'tool_reviewer', isAdmin: false },
+    { name: 'admin', isAdmin: true },
+  ],
+): AccessPolicy {
+  return new AccessPolicy({ roles, userRoles: [], userGrants: [], roleGrants: [], contexts: [] });
+}
+
 /** The tenant as the service sees it: its schema and who holds which role. */
 export function fakeCatalog(): TenantCatalog {
-  const access = new AccessPolicy({
-    roles: [
-      { name: 'tool_author', isAdmin: false },
-      { name: 'tool_reviewer', isAdmin: false },
-      { name: 'admin', isAdmin: true },
-    ],
-    userRoles: [],
-    userGrants: [],
-    roleGrants: [],
-    contexts: [],
-  });
+  const access = fakeAccess();
   return {
     tenant: { id: TENANT, dataSchema: 'tenant_acme', allowedTables: ['orders', 'secrets'] },
     access,
@@ -211,7 +216,7 @@ export class FakeRuntimeGate {
   }
 }
 
-/** The service over the fakes; `options` override the defaults of a fresh gateway. */
+/** The service and the operator controls over the fakes; `options` override the defaults of a fresh gateway. */
 export function setup(options: Partial<MetaToolOptions> = {}) {
   const proposals = new FakeProposals();
   const runtime = new FakeRuntimeGate();
@@ -238,14 +243,22 @@ export function setup(options: Partial<MetaToolOptions> = {}) {
     inc: (_name: string, labels: Record<string, string>) => counted.push(labels),
   };
   const directory = mkdtempSync(path.join(tmpdir(), 'meta-tool-spec-'));
+  const settings = { directory, timeoutMs: 1000, memoryMb: 32, autoApprove: false, ...options };
+  const queue = new ToolWriteQueue();
+  // one fake plays the three repositories: proposals, decisions, installed tools
+  const tools = proposals as unknown as GeneratedToolRepository;
   const service = new MetaToolService(
     proposals as unknown as ProposalRepository,
-    { directory, timeoutMs: 1000, memoryMb: 32, autoApprove: false, ...options },
+    proposals as unknown as ProposalDecisions,
+    tools,
+    settings,
     store,
     builtins as unknown as BuiltinTools,
     runtime as unknown as RuntimeGate,
     data as unknown as GeneratedDataAccess,
     metrics as unknown as Metrics,
+    queue,
   );
-  return { service, proposals, runtime, invalidated, counted, directory };
+  const controls = new GeneratedToolControls(tools, settings, store, queue);
+  return { service, controls, proposals, runtime, invalidated, counted, directory };
 }

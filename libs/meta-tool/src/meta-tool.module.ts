@@ -3,12 +3,16 @@ import { Global, Module } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import { GeneratedDataAccess } from './data-access';
+import { ProposalDecisions } from './decision.repository';
 import { DecisionFeed } from './decision-feed';
+import { GeneratedToolControls } from './generated-tool-controls';
+import { GeneratedToolRepository } from './generated-tool.repository';
 import { metaToolBuiltin } from './meta-tool.builtin';
 import { MetaToolService } from './meta-tool.service';
 import { ProposalRepository } from './proposal.repository';
 import { RuntimeGate } from './runtime-gate';
 import { SandboxedToolRunner } from './sandboxed-runner';
+import { ToolWriteQueue } from './serial-queue';
 
 /**
  * meta_tool and the generated tools it installs. Needs META_TOOL_OPTIONS from the app.
@@ -20,13 +24,17 @@ import { SandboxedToolRunner } from './sandboxed-runner';
   providers: [
     DecisionFeed,
     GeneratedDataAccess,
+    GeneratedToolControls,
+    GeneratedToolRepository,
     MetaToolService,
+    ProposalDecisions,
     ProposalRepository,
     RuntimeGate,
     SandboxedToolRunner,
+    ToolWriteQueue,
     { provide: GENERATED_TOOL_RUNNER, useExisting: SandboxedToolRunner },
   ],
-  exports: [MetaToolService, SandboxedToolRunner, GENERATED_TOOL_RUNNER],
+  exports: [MetaToolService, GeneratedToolControls, SandboxedToolRunner, GENERATED_TOOL_RUNNER],
 })
 export class MetaToolModule implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('MetaTool');
@@ -35,7 +43,7 @@ export class MetaToolModule implements OnModuleInit, OnApplicationBootstrap {
     private readonly builtins: BuiltinTools,
     private readonly service: MetaToolService,
     private readonly runner: SandboxedToolRunner,
-    private readonly proposals: ProposalRepository,
+    private readonly tools: GeneratedToolRepository,
   ) {}
 
   onModuleInit(): void {
@@ -58,6 +66,6 @@ export class MetaToolModule implements OnModuleInit, OnApplicationBootstrap {
 
   /** Every instance writes every tenant's active generated tools to disk at start-up. */
   async onApplicationBootstrap(): Promise<void> {
-    await this.runner.materializeAll(await this.proposals.activeTools());
+    await this.runner.materializeAll(await this.tools.activeTools());
   }
 }

@@ -6,25 +6,19 @@ import type { GateViolation, ProposalInput } from './contract';
 import { GeneratedDataAccess } from './data-access';
 import { AUTO_APPROVER, META_TOOL_OPTIONS, resolveOptions } from './options';
 import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
+import { ProposalDecisions } from './decision.repository';
+import { GeneratedToolRepository } from './generated-tool.repository';
 import { PendingNameClash, ProposalRepository } from './proposal.repository';
-import type { GeneratedToolView, Proposal } from './proposal.repository';
+import type { Proposal } from './proposal.repository';
 import { RuntimeGate } from './runtime-gate';
-import { SerialQueue } from './serial-queue';
+import { ToolWriteQueue } from './serial-queue';
 import { staticGate } from './static-gate';
 import { ToolFiles } from './tool-files';
-import {
-  decisionOutcome,
-  installedDecision,
-  notFound,
-  proposalOutcome,
-  refused,
-} from './proposal-outcomes';
+import { decisionOutcome, installedDecision, proposalOutcome, refused } from './proposal-outcomes';
 import type { Decision, DecisionEvent } from './proposal-outcomes';
 
 export { decisionOf } from './proposal-outcomes';
 export type { Decision, DecisionEvent } from './proposal-outcomes';
-
-const ADMIN_ROLE = 'admin';
 
 /**
  * The meta_tool pipeline, one request at a time: static gate, human gate (a pending
@@ -36,19 +30,21 @@ const ADMIN_ROLE = 'admin';
 @Injectable()
 export class MetaToolService {
   private readonly logger = new Logger('MetaTool');
-  private readonly queue = new SerialQueue();
   private readonly files: ToolFiles;
   readonly options: ResolvedMetaToolOptions;
   private readonly listeners = new Set<(event: DecisionEvent) => void>();
 
   constructor(
     readonly proposals: ProposalRepository,
+    readonly decisions: ProposalDecisions,
+    private readonly tools: GeneratedToolRepository,
     @Inject(META_TOOL_OPTIONS) options: MetaToolOptions,
     private readonly store: CatalogStore,
     private readonly builtins: BuiltinTools,
     private readonly runtime: RuntimeGate,
     private readonly data: GeneratedDataAccess,
     private readonly metrics: Metrics,
+    private readonly queue: ToolWriteQueue,
   ) {
     this.options = resolveOptions(options);
     this.files = new ToolFiles(options.directory);
@@ -97,7 +93,7 @@ export class MetaToolService {
         return refused(
           'meta_tool is switched off on this gateway (META_TOOL_ENABLED=0); nothing was stored',
         );
-      if (!(await this.proposals.tenantEnabled(proposer.tenantId)))
+      if (!(await this.tools.tenantEnabled(proposer.tenantId)))
         return refused(
           'meta_tool is switched off for your tenant by an operator; nothing was stored, imported, run or written',
         );
@@ -203,7 +199,7 @@ export class MetaToolService {
   reject(reviewer: Principal, id: string, reason = ''): Promise<Decision> {
     return this.decide(reviewer, id, async (_catalog, proposal) => {
       const message = `rejected${reason ? ` (${reason})` : ''}: nothing was imported, tested or written, and the registry is unchanged`;
-      await this.proposals.settle(
+      await this.decisions.settle(
         reviewer.tenantId,
         proposal.id,
         'rejected',
@@ -230,7 +226,7 @@ export class MetaToolService {
         'you proposed this tool; another reviewer of your tenant must decide on it',
       );
     }
-    if (!(await this.proposals.claim(reviewer.tenantId, id, reviewer.userId))) {
+    if (!(await this.decisions.claim(reviewer.tenantId, id, reviewer.userId))) {
       throw new MetaToolError(
         'PROPOSAL_NOT_PENDING',
         `proposal ${id} is ${proposal.status}, not pending`,
@@ -246,7 +242,7 @@ export class MetaToolService {
           `deciding proposal ${proposal.id} failed (reference ${reference}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
         );
         const message = `the decision could not be completed (reference ${reference}); nothing was installed, the file set and the registry are unchanged`;
-        await this.proposals
+        await this.decisions
           .settle(reviewer.tenantId, proposal.id, 'failed', reviewer.userId, message)
           .catch(() => undefined);
         return {
@@ -269,12 +265,12 @@ export class MetaToolService {
     this.gateDecided('human', 'approved', proposal.id);
     const tenantId = catalog.tenant.id;
     const fail = async (reason: string): Promise<Decision> => {
-      const installed = (await this.proposals.generatedNames(tenantId)).includes(proposal.name);
+      const installed = (await this.tools.generatedNames(tenantId)).includes(proposal.name);
       const message = `the runtime gate refused ${proposal.name}: ${reason}. Nothing was installed; the file set and the registry are unchanged${installed ? ' and the installed version keeps working' : ''}.`;
-      await this.proposals.settle(tenantId, proposal.id, 'failed', approver, message);
+      await this.decisions.settle(tenantId, proposal.id, 'failed', approver, message);
       return { proposal_id: proposal.id, name: proposal.name, status: 'failed', message };
     };
-    const existing = await this.proposals.generatedNames(tenantId);
+    const existing = await this.tools.generatedNames(tenantId);
     if (!existing.includes(proposal.name) && existing.length >= this.options.maxToolsPerTenant)
       return fail(
         `limit: your tenant has ${existing.length} generated tools, the most allowed (META_TOOL_MAX_TOOLS_PER_TENANT=${this.options.maxToolsPerTenant}); an operator must delete one first`,
@@ -293,7 +289,7 @@ export class MetaToolService {
     const temp = await this.files.writeTemp(tenantId, proposal.name, proposal.source);
     let swap: { commit(): Promise<void>; undo(): Promise<void> } | undefined;
     try {
-      await this.proposals.install(
+      await this.decisions.install(
         tenantId,
         proposal,
         {
@@ -357,7 +353,7 @@ export class MetaToolService {
         rule: 'limit',
         message: `you have ${pending} proposals waiting for review, the most allowed (META_TOOL_MAX_PENDING_PER_USER=${this.options.maxPendingPerUser}); wait for a decision first`,
       });
-    const existing = await this.proposals.generatedNames(catalog.tenant.id);
+    const existing = await this.tools.generatedNames(catalog.tenant.id);
     if (!existing.includes(input.name) && existing.length >= this.options.maxToolsPerTenant)
       violations.push({
         rule: 'limit',
@@ -375,82 +371,6 @@ export class MetaToolService {
       );
     }
     return catalog;
-  }
-
-  // ---- operator controls -------------------------------------------------------------
-
-  /** Operators: admins or reviewers of the tenant. */
-  private async operator(principal: Principal): Promise<void> {
-    const catalog = await this.store.catalog(principal.tenantId, { verify: true });
-    const roles = catalog.access.effectiveRoles(principal);
-    if (
-      !roles.includes(TOOL_REVIEWER_ROLE) &&
-      !roles.includes(ADMIN_ROLE) &&
-      !catalog.access.isAdmin(roles)
-    )
-      throw new MetaToolError(
-        'FORBIDDEN',
-        `managing generated tools needs the ${TOOL_REVIEWER_ROLE} or an admin role of your tenant`,
-      );
-  }
-
-  async listTools(
-    operator: Principal,
-  ): Promise<{ meta_tool_enabled: boolean; tools: GeneratedToolView[] }> {
-    await this.operator(operator);
-    return {
-      meta_tool_enabled:
-        this.options.enabled && (await this.proposals.tenantEnabled(operator.tenantId)),
-      tools: await this.proposals.listTools(operator.tenantId),
-    };
-  }
-
-  async setToolStatus(
-    operator: Principal,
-    name: string,
-    status: 'active' | 'disabled',
-  ): Promise<{ name: string; status: 'active' | 'disabled' }> {
-    await this.operator(operator);
-    const changed = await this.queue.run(() =>
-      this.proposals.setToolStatus(operator.tenantId, name, status, operator.userId),
-    );
-    if (!changed) throw notFound(name);
-    this.store.invalidate(operator.tenantId);
-    return { name, status };
-  }
-
-  async deleteTool(operator: Principal, name: string): Promise<void> {
-    await this.operator(operator);
-    const deleted = await this.queue.run(async () => {
-      let removal: { commit(): Promise<void>; undo(): Promise<void> } | undefined;
-      try {
-        const found = await this.proposals.deleteTool(
-          operator.tenantId,
-          name,
-          operator.userId,
-          async () => {
-            removal = await this.files.removeRecoverably(operator.tenantId, name);
-          },
-        );
-        await removal?.commit().catch(() => undefined);
-        return found;
-      } catch (err) {
-        await removal?.undo().catch(() => undefined);
-        throw err;
-      }
-    });
-    if (!deleted) throw notFound(name);
-    this.store.invalidate(operator.tenantId);
-  }
-
-  async setTenantEnabled(
-    operator: Principal,
-    enabled: boolean,
-  ): Promise<{ meta_tool_enabled: boolean }> {
-    await this.operator(operator);
-    await this.proposals.setTenantEnabled(operator.tenantId, enabled, operator.userId);
-    this.store.invalidate(operator.tenantId);
-    return { meta_tool_enabled: enabled };
   }
 
   /** Runs one gate in a span and reports its time, pass/fail and a log line. */

@@ -1,3 +1,5 @@
+import { Injectable } from '@nestjs/common';
+
 /** Runs tasks one after another, in the order they were queued; a failure does not stop the queue. */
 export class SerialQueue {
   private tail: Promise<unknown> = Promise.resolve();
@@ -8,3 +10,11 @@ export class SerialQueue {
     return result;
   }
 }
+
+/**
+ * The one queue of this instance for writes to generated tools (proposals, installs, operator
+ * changes and deletes), shared by MetaToolService and GeneratedToolControls so they never
+ * touch one tool's row and file at once.
+ */
+@Injectable()
+export class ToolWriteQueue extends SerialQueue {}

@@ -63,11 +63,12 @@ export type { BuiltinTool, ServedTool } from './listing/served-tool';
 export { ReportExecutor } from './execution/report-executor';
 export { sessionLimits, sessionSetup } from './execution/session-setup';
 export type { SessionLimits } from './execution/session-setup';
-export { toolFailure, toolPage, toolText } from './execution/tool-outcome';
+export { toolFailure, toolJson, toolPage, toolText } from './execution/tool-outcome';
 export type {
   ToolCallOutcome,
   ToolErrorCode,
   ToolFailure,
+  ToolFailureOf,
   ToolResultPage,
 } from './execution/tool-outcome';
 export { argumentsOutOfBounds, ToolCallService } from './execution/tool-calls.service';

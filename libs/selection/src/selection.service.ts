@@ -4,6 +4,7 @@ import {
   RegistryError,
   ToolCallService,
   toolFailure,
+  toolJson,
 } from '@app/registry';
 import type { Principal, ServedTool, TenantCatalog, ToolCallOutcome } from '@app/registry';
 import { ArgumentValidator, formatTool } from '@app/templates';
@@ -176,7 +177,7 @@ export class SelectionService {
     });
     const result = { tools };
     return {
-      outcome: { tool: SEARCH_TOOLS, is_error: false, result, text: JSON.stringify(result) },
+      outcome: toolJson(SEARCH_TOOLS, result),
       found: tools.map((t) => t.name),
     };
   }
@@ -196,7 +197,7 @@ export class SelectionService {
     const unknown = names.filter((n) => !byName.has(n));
     const result = { tools, ...(unknown.length > 0 ? { unknown } : {}) };
     return {
-      outcome: { tool: DESCRIBE_TOOLS, is_error: false, result, text: JSON.stringify(result) },
+      outcome: toolJson(DESCRIBE_TOOLS, result),
       found: tools.map((t) => (t as { name: string }).name),
     };
   }

@@ -1,4 +1,4 @@
-import { MetaToolService } from '@app/meta-tool';
+import { GeneratedToolControls } from '@app/meta-tool';
 import type { GeneratedToolView } from '@app/meta-tool';
 import type { Principal } from '@app/registry';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
@@ -16,7 +16,7 @@ import { ApiAnswer, AUTHED } from '../http/openapi';
 @UseGuards(AuthGuard)
 @Controller('v1/admin/generated-tools')
 export class GeneratedToolsController {
-  constructor(private readonly metaTool: MetaToolService) {}
+  constructor(private readonly controls: GeneratedToolControls) {}
 
   @Get()
   @ApiOperation({
@@ -27,7 +27,7 @@ export class GeneratedToolsController {
   list(
     @CurrentPrincipal() operator: Principal,
   ): Promise<{ meta_tool_enabled: boolean; tools: GeneratedToolView[] }> {
-    return this.metaTool.listTools(operator);
+    return this.controls.listTools(operator);
   }
 
   @Post(':name/disable')
@@ -35,7 +35,7 @@ export class GeneratedToolsController {
   @ApiOperation({ summary: 'Stop serving a generated tool (kept, can be enabled again)' })
   @ApiAnswer({ schema: 'JsonObject', errors: [...AUTHED, 404] })
   disable(@CurrentPrincipal() operator: Principal, @Param('name') name: string) {
-    return this.metaTool.setToolStatus(operator, name, 'disabled');
+    return this.controls.setToolStatus(operator, name, 'disabled');
   }
 
   @Post(':name/enable')
@@ -43,7 +43,7 @@ export class GeneratedToolsController {
   @ApiOperation({ summary: 'Serve a disabled generated tool again' })
   @ApiAnswer({ schema: 'JsonObject', errors: [...AUTHED, 404] })
   enable(@CurrentPrincipal() operator: Principal, @Param('name') name: string) {
-    return this.metaTool.setToolStatus(operator, name, 'active');
+    return this.controls.setToolStatus(operator, name, 'active');
   }
 
   @Delete(':name')
@@ -56,7 +56,7 @@ export class GeneratedToolsController {
     @CurrentPrincipal() operator: Principal,
     @Param('name') name: string,
   ): Promise<void> {
-    await this.metaTool.deleteTool(operator, name);
+    await this.controls.deleteTool(operator, name);
   }
 
   @Post('meta-tool/:state')
@@ -68,6 +68,6 @@ export class GeneratedToolsController {
     @Param('state') state: string,
     @Body() _body: unknown,
   ) {
-    return this.metaTool.setTenantEnabled(operator, state === 'enable');
+    return this.controls.setTenantEnabled(operator, state === 'enable');
   }
 }

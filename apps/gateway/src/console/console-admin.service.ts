@@ -164,7 +164,7 @@ export class ConsoleAdminService {
     const reserved = [META_TOOL_NAME, ...this.builtins.all().map((b) => b.definition.name)];
     return {
       pending: withStaticFindings(pending, reserved, catalog.tenant),
-      history: await decidedProposals(this.metaTool.proposals, reviewer.tenantId),
+      history: await decidedProposals(this.metaTool.decisions, reviewer.tenantId),
     };
   }
 

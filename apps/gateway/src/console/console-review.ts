@@ -1,12 +1,12 @@
 import { staticGate } from '@app/meta-tool';
-import type { ProposalRepository } from '@app/meta-tool';
+import type { ProposalDecisions } from '@app/meta-tool';
 import type { GateViolation, Proposal } from '@app/meta-tool';
 import type { TenantCatalog } from '@app/registry';
 import type { DecidedProposal } from './console-types';
 
 /** The tenant's last 50 decided proposals, newest first. */
 export async function decidedProposals(
-  proposals: Pick<ProposalRepository, 'recentDecisions'>,
+  proposals: Pick<ProposalDecisions, 'recentDecisions'>,
   tenantId: string,
 ): Promise<DecidedProposal[]> {
   const rows = await proposals.recentDecisions(tenantId, 50);

@@ -1,15 +1,11 @@
-import { RegistryError } from '@app/registry';
-import type { ToolErrorCode } from '@app/registry';
+import { RegistryError, toolFailure } from '@app/registry';
+import type { ToolErrorCode, ToolFailureOf } from '@app/registry';
 import type { ErrorCode } from './error-codes';
 
 /** Codes a tool call's own outcome carries (`is_error: true`). */
 export type OutcomeCode = ToolErrorCode | 'TOOL_NOT_FOUND';
 
-export interface ToolErrorOutcome<C extends OutcomeCode = OutcomeCode> {
-  tool: string;
-  is_error: true;
-  error: { code: C; message: string };
-}
+export type ToolErrorOutcome<C extends OutcomeCode = OutcomeCode> = ToolFailureOf<C>;
 
 /** A tool call that ended in an error the model can act on (HTTP 200, MCP isError). */
 export function toolError<C extends OutcomeCode>(
@@ -17,7 +13,7 @@ export function toolError<C extends OutcomeCode>(
   code: C,
   message: string,
 ): ToolErrorOutcome<C> {
-  return { tool, is_error: true, error: { code, message } };
+  return toolFailure(tool, code, message);
 }
 
 /**

@@ -36,8 +36,19 @@ export type ToolCallOutcome =
 
 export type ToolFailure = Extract<ToolCallOutcome, { is_error: true }>;
 
+/** A failure whose code a transport may widen (a batch's `TOOL_NOT_FOUND`). */
+export interface ToolFailureOf<C extends string> {
+  tool: string;
+  is_error: true;
+  error: { code: C; message: string };
+}
+
 /** A call that ended in an error the model can act on. */
-export function toolFailure(tool: string, code: ToolErrorCode, message: string): ToolFailure {
+export function toolFailure<C extends string = ToolErrorCode>(
+  tool: string,
+  code: C,
+  message: string,
+): ToolFailureOf<C> {
   return { tool, is_error: true, error: { code, message } };
 }
 
@@ -53,4 +64,9 @@ export function toolText(
   result: Record<string, unknown>,
 ): ToolCallOutcome {
   return { tool, is_error: false, text, result };
+}
+
+/** A structured result the model is shown as its JSON (the disclosure tools' answers). */
+export function toolJson(tool: string, result: Record<string, unknown>): ToolCallOutcome {
+  return { tool, is_error: false, result, text: JSON.stringify(result) };
 }
