@@ -52,6 +52,8 @@ export interface ClusterOptions {
   port: number;
   /** environment of every replica, on top of this process's */
   env?: Record<string, string>;
+  /** environment of one replica by name (gw1, gw2, ...), on top of `env` (experiments) */
+  replicaEnv?: Record<string, Record<string, string>>;
   /** restart a replica that exits or stops answering /healthz (npm run cluster, the soak) */
   supervise?: boolean;
   /** where replica and HAProxy output goes (default: this process's stderr, prefixed) */
@@ -199,7 +201,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const env: Record<string, string | undefined> = { ...process.env, ...options.env };
   const replicas: ReplicaProcess[] = [];
   for (let i = 1; i <= options.replicas; i++) {
-    replicas.push(new ReplicaProcess(`gw${i}`, await freePort(), env, log));
+    const own = { ...env, ...options.replicaEnv?.[`gw${i}`] };
+    replicas.push(new ReplicaProcess(`gw${i}`, await freePort(), own, log));
   }
   const port = options.port || (await freePort());
   const statsPort = await freePort();

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Cluster } from '../cluster/cluster';
+import type { Cluster, Replica } from '../cluster/cluster';
 import type { Recorder } from './model';
 import type { SoakResources } from './resources';
 
@@ -82,11 +82,42 @@ export async function runFaults(
   }
 }
 
-/** Samples each replica's RSS every 2 s; returns what stops it. */
+/** One figure of a Prometheus text answer (the first sample of that name). */
+function metric(text: string, name: string): number {
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
+/** The replica's heap used, external memory and number of metric series (its /metrics). */
+async function sampleHeap(r: Replica, rec: Recorder): Promise<void> {
+  const res = await fetch(`http://127.0.0.1:${r.port}/metrics`, {
+    signal: AbortSignal.timeout(1500),
+  });
+  if (!res.ok) return;
+  const text = await res.text();
+  const heap = metric(text, 'nodejs_heap_size_used_bytes');
+  if (!Number.isFinite(heap)) return;
+  rec.heap.push({
+    t: rec.now(),
+    replica: r.name,
+    heapMb: heap / 2 ** 20,
+    heapTotalMb: metric(text, 'nodejs_heap_size_total_bytes') / 2 ** 20,
+    externalMb: metric(text, 'nodejs_external_memory_bytes') / 2 ** 20,
+    seriesLines: text.split('\n').filter((l) => l && !l.startsWith('#')).length,
+  });
+}
+
+/**
+ * Samples each replica's RSS every 2 s (from /proc), and its heap every 10 s (from its
+ * /metrics, so heap growth and RSS growth can be told apart); returns what stops it.
+ */
 export function sampleRss(c: Cluster, rec: Recorder): () => void {
+  let tick = 0;
   const timer = setInterval(() => {
+    tick += 1;
     for (const r of c.replicas) {
       if (!r.pid) continue;
+      if (tick % 5 === 0) void sampleHeap(r, rec).catch(() => undefined);
       try {
         const status = readFileSync(`/proc/${r.pid}/status`, 'utf8');
         const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);

@@ -63,6 +63,15 @@ export class Recorder {
   readonly samples: Sample[] = [];
   readonly phases: Phase[] = [];
   readonly rss: Array<{ t: number; replica: string; mb: number }> = [];
+  /** the replica's own view (its /metrics): V8 heap used, memory outside the heap, series */
+  readonly heap: Array<{
+    t: number;
+    replica: string;
+    heapMb: number;
+    heapTotalMb: number;
+    externalMb: number;
+    seriesLines: number;
+  }> = [];
   readonly notes: string[] = [];
   constructor(readonly t0: number) {}
 

@@ -94,17 +94,44 @@ function phaseRows(samples: Sample[]): string[] {
   });
 }
 
+/** Least-squares slope of `ys` over `ts` (seconds), in units per minute. */
+export function slopePerMinute(points: Array<{ t: number; y: number }>): number {
+  const n = points.length;
+  if (n < 2) return NaN;
+  const mt = points.reduce((a, p) => a + p.t, 0) / n;
+  const my = points.reduce((a, p) => a + p.y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const p of points) {
+    num += (p.t - mt) * (p.y - my);
+    den += (p.t - mt) ** 2;
+  }
+  return den ? (num / den) * 60 : NaN;
+}
+
+/**
+ * Memory per replica after warm-up: RSS (first third, last third, max) and the slopes of RSS
+ * and heap used over the last half of the run (MB/min), the figure "flat" is judged by.
+ */
 function rssRows(rec: Recorder): string[] {
-  const rssBy = new Map<string, number[]>();
+  const rssBy = new Map<string, Array<{ t: number; mb: number }>>();
   for (const r of rec.rss.filter((x) => x.t > rec.warmupEnd)) {
     if (!rssBy.has(r.replica)) rssBy.set(r.replica, []);
-    rssBy.get(r.replica)!.push(r.mb);
+    rssBy.get(r.replica)!.push(r);
   }
-  return [...rssBy.entries()].map(([name, mbs]) => {
+  const half = (rec.rss.at(-1)?.t ?? 0) / 2;
+  const slope = (xs: Array<{ t: number; y: number }>) =>
+    slopePerMinute(xs.filter((x) => x.t > half).map((x) => ({ t: x.t / 1000, y: x.y })));
+  return [...rssBy.entries()].map(([name, samples]) => {
+    const mbs = samples.map((s) => s.mb);
     const third = Math.max(1, Math.floor(mbs.length / 3));
-    const first = mbs.slice(0, third);
-    const last = mbs.slice(-third);
     const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    return `| ${name} | ${avg(first).toFixed(0)} | ${avg(last).toFixed(0)} | ${Math.max(...mbs).toFixed(0)} |`;
+    const heap = rec.heap.filter((h) => h.replica === name && h.t > rec.warmupEnd);
+    const heapThird = Math.max(1, Math.floor(heap.length / 3));
+    const heapAvg = (xs: typeof heap) => avg(xs.map((h) => h.heapMb)).toFixed(0);
+    const rssSlope = slope(samples.map((s) => ({ t: s.t, y: s.mb })));
+    const heapSlope = slope(heap.map((h) => ({ t: h.t, y: h.heapMb })));
+    const series = heap.length ? `${heap[0].seriesLines} → ${heap.at(-1)!.seriesLines}` : '-';
+    return `| ${name} | ${avg(mbs.slice(0, third)).toFixed(0)} | ${avg(mbs.slice(-third)).toFixed(0)} | ${Math.max(...mbs).toFixed(0)} | ${rssSlope.toFixed(2)} | ${heap.length ? heapAvg(heap.slice(0, heapThird)) : '-'} | ${heap.length ? heapAvg(heap.slice(-heapThird)) : '-'} | ${heapSlope.toFixed(2)} | ${series} |`;
   });
 }

@@ -8,12 +8,19 @@ export interface RunFacts {
   replicas: number;
   finalStale: number;
   seesSoak: string[];
+  replicaEnv?: Record<string, Record<string, string>>;
+}
+
+function replicaEnvFlags(o: RunFacts): string {
+  return Object.entries(o.replicaEnv ?? {})
+    .flatMap(([gw, vars]) => Object.entries(vars).map(([k, v]) => ` --replica-env ${gw}:${k}=${v}`))
+    .join('');
 }
 
 function header(o: RunFacts, f: Figures): string {
   return `# Soak: ${o.minutes} min, ${o.replicas} replicas behind HAProxy, with faults
 
-Produced by \`npm run soak -- --minutes ${o.minutes} --replicas ${o.replicas}\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC
+Produced by \`npm run soak -- --minutes ${o.minutes} --replicas ${o.replicas}${replicaEnvFlags(o)}\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC
 (2-core machine shared with other work; figures are this run's). Charts are drawn by vega-lite
 (rendered to SVG by vega), faults shaded in red.
 
@@ -93,10 +100,14 @@ ${f.slowest.map((x) => `| ${x.op} | ${x.phase} | ${(x.t / 1000).toFixed(1)} | ${
 
 function rssAndCharts(o: RunFacts, f: Figures): string {
   return `
-## RSS per replica after warm-up (MB)
+## Memory per replica after warm-up
 
-| replica | first third | last third | max |
-| --- | --- | --- | --- |
+RSS from \`/proc/<pid>/status\` every 2 s; heap used (V8) and the number of metric series
+from the replica's own \`/metrics\` every 10 s. Slopes are least-squares over the last half
+of the run, in MB per minute (the killed replica restarted in the first half).
+
+| replica | RSS first third (MB) | RSS last third (MB) | RSS max (MB) | RSS slope, last half (MB/min) | heap first third (MB) | heap last third (MB) | heap slope, last half (MB/min) | metric series |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${f.rssRows.join('\n')}
 
 ## Charts
@@ -106,6 +117,8 @@ ${f.rssRows.join('\n')}
 ![latency](soak/latency.svg)
 
 ![rss](soak/rss.svg)
+
+![heap](soak/heap.svg)
 
 Listers and contexts that see the soak's reports (read at start with a probe report):
 ${o.seesSoak.join(', ')}.

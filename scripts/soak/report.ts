@@ -30,11 +30,22 @@ export async function writeReport(o: RunFacts & { out: string }): Promise<void> 
     yScale: 'log',
   });
   await chart('rss.svg', { title: 'RSS per replica', yTitle: 'MB', values: rss, faults });
+  const heap = rec.heap.flatMap((h) => [
+    { t: h.t / 1000, value: h.heapMb, series: `${h.replica} heap used` },
+    { t: h.t / 1000, value: h.heapTotalMb, series: `${h.replica} heap total` },
+    { t: h.t / 1000, value: h.externalMb, series: `${h.replica} external` },
+  ]);
+  await chart('heap.svg', {
+    title: 'V8 heap used, heap total and external memory per replica',
+    yTitle: 'MB',
+    values: heap,
+    faults,
+  });
   const md = soakMarkdown(o, figures(rec));
   writeFileSync(o.out, md);
   writeFileSync(
     path.join(ROOT, '.data', 'soak', 'last-samples.json'),
-    JSON.stringify({ phases: rec.phases, samples: rec.samples }),
+    JSON.stringify({ phases: rec.phases, samples: rec.samples, rss: rec.rss, heap: rec.heap }),
   );
   process.stderr.write(`[soak] wrote ${path.relative(ROOT, o.out)}\n`);
   process.stdout.write(md);

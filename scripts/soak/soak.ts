@@ -29,6 +29,8 @@ interface Options {
   minutes: number;
   replicas: number;
   out: string;
+  /** `gw1:NAME=VALUE`: an environment variable for one replica only (A/B experiments) */
+  replicaEnv: Record<string, Record<string, string>>;
 }
 
 function readOptions(): Options {
@@ -37,17 +39,30 @@ function readOptions(): Options {
       minutes: { type: 'string', default: '3' },
       replicas: { type: 'string', default: '2' },
       out: { type: 'string', default: path.join(ROOT, 'bench/SOAK.md') },
+      'replica-env': { type: 'string', multiple: true, default: [] },
     },
   });
+  const replicaEnv: Record<string, Record<string, string>> = {};
+  for (const item of values['replica-env']!) {
+    const m = /^(gw\d+):([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(item);
+    if (!m)
+      throw new Error(
+        `--replica-env ${item}: expected gwN:NAME=VALUE, e.g. gw1:MALLOC_ARENA_MAX=2`,
+      );
+    (replicaEnv[m[1]] ??= {})[m[2]] = m[3];
+  }
   const minutes = Number(values.minutes);
   const replicas = Number(values.replicas);
   if (!(minutes > 0 && minutes <= 120) || !Number.isInteger(replicas) || replicas < 2) {
     throw new Error('usage: npm run soak -- --minutes M (0-120] --replicas N (>= 2)');
   }
-  return { minutes, replicas, out: values.out! };
+  return { minutes, replicas, out: values.out!, replicaEnv };
 }
 
-async function soak(own: SoakResources, { minutes, replicas, out }: Options): Promise<void> {
+async function soak(
+  own: SoakResources,
+  { minutes, replicas, out, replicaEnv }: Options,
+): Promise<void> {
   process.stderr.write(
     `[soak] ${minutes} min, ${replicas} replicas; database ${own.dbName}, private Redis :${own.redis.port}, Postgres via proxy :${own.proxyPort}; logs ${path.relative(ROOT, own.logFile)}\n`,
   );
@@ -57,6 +72,7 @@ async function soak(own: SoakResources, { minutes, replicas, out }: Options): Pr
     supervise: true,
     log: (line) => own.log.write(`${new Date().toISOString()} ${line}\n`),
     env: own.gatewayEnv(),
+    replicaEnv,
   });
   own.cluster = cluster;
   const gw = new GatewayClient(cluster.url, own.secret);
@@ -74,7 +90,15 @@ async function soak(own: SoakResources, { minutes, replicas, out }: Options): Pr
   rec.notes.push(
     `MCP sessions the clients had to open again (told "session not found"): ${sessionsLost}`,
   );
-  await writeReport({ rec, minutes, replicas, out, finalStale, seesSoak: [...seesSoak] });
+  await writeReport({
+    rec,
+    minutes,
+    replicas,
+    out,
+    finalStale,
+    seesSoak: [...seesSoak],
+    replicaEnv,
+  });
 }
 
 async function main(): Promise<void> {

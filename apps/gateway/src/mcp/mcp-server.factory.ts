@@ -57,14 +57,27 @@ export interface ListedTools {
   fingerprint: string;
 }
 
+/** most bytes of MCP tool lists a replica holds (estimated: three times each list's JSON) */
+export const MCP_LISTS_MAX_BYTES = 32 * 1024 * 1024;
+
 /**
  * One MCP `Server` per session, answering tools/list and tools/call through the same
  * catalog, access filter and executor as the REST API.
  */
 @Injectable()
 export class McpServerFactory {
-  /** one build per toolset key, however many sessions miss it together */
-  private readonly lists = new ListCache<ListedTools>({ max: 5_000 });
+  /**
+   * One build per toolset key, however many sessions miss it together. Bounded in bytes as
+   * well as in count: a toolset key carries the catalog version, so every catalog change
+   * leaves the lists of the old version behind until they are evicted, and with a count
+   * bound alone those (each its JSON as a Buffer plus the parsed tools, about three times
+   * the JSON) grew the replica's memory by ~5 MB/min under the soak's writes.
+   */
+  readonly lists = new ListCache<ListedTools>({
+    max: 5_000,
+    maxSize: MCP_LISTS_MAX_BYTES,
+    sizeOf: (list, key) => list.responsePrefix.length * 3 + key.length,
+  });
 
   constructor(
     private readonly catalog: CatalogService,

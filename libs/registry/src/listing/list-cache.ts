@@ -49,4 +49,9 @@ export class ListCache<V extends object> {
   get size(): number {
     return this.cache.size;
   }
+
+  /** bytes held as `sizeOf` counts them (0 without a size bound) */
+  get heldBytes(): number {
+    return this.cache.calculatedSize ?? 0;
+  }
 }

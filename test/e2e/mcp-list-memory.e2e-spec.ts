@@ -1,0 +1,56 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { sql } from 'kysely';
+import {
+  MCP_LISTS_MAX_BYTES,
+  McpServerFactory,
+} from '../../apps/gateway/src/mcp/mcp-server.factory';
+import { changeCatalog, mintToken, startGateway } from '../support/gateway';
+import type { RunningGateway, TokenClaims } from '../support/gateway';
+
+const alice: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] };
+
+/**
+ * The soak's memory growth (bench/SOAK.md, issue #21): every catalog change leaves the MCP
+ * lists of the old catalog version in the replica's list cache, which was bounded by count
+ * only (5,000 lists). They must count in bytes towards a bound.
+ */
+describe('MCP tool lists held in memory (e2e, real Postgres)', () => {
+  let gw: RunningGateway;
+  let client: Client;
+
+  beforeAll(async () => {
+    gw = await startGateway();
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${await mintToken(alice)}` } },
+    });
+    client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client.close().catch(() => undefined);
+    await gw.close();
+  });
+
+  it('counts the lists of superseded catalog versions in bytes, within the bound', async () => {
+    const lists = gw.app.get(McpServerFactory).lists;
+    const versions = 5;
+    let jsonBytes = 0;
+    for (let i = 0; i < versions; i++) {
+      await changeCatalog(gw, 'acme', (db) =>
+        sql`UPDATE gateway.reports SET description = ${`Sales by region, revision ${i}`}
+            WHERE tenant_id = 'acme' AND id = 'sales_by_region'`.execute(db),
+      );
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'query_report_sales_by_region')?.description).toContain(
+        `revision ${i}`,
+      );
+      jsonBytes = Buffer.byteLength(JSON.stringify(tools));
+    }
+    // one list per catalog version is held (the old ones are never read again) ...
+    expect(lists.size).toBeGreaterThanOrEqual(versions);
+    // ... and each counts about three times its JSON towards the byte bound
+    expect(lists.heldBytes).toBeGreaterThanOrEqual(versions * 3 * jsonBytes);
+    expect(lists.heldBytes).toBeLessThanOrEqual(MCP_LISTS_MAX_BYTES);
+  });
+});
