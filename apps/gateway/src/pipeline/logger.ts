@@ -25,13 +25,30 @@ export function createLogger(
       base: undefined,
       timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      mixin: () => {
-        const request = currentRequest();
-        return request ? { trace_id: request.traceId } : {};
-      },
+      mixin: traceIdMixin,
+      mixinMergeStrategy: mergeTraceId,
     },
     stream,
   );
+}
+
+/** What the mixin returns when it has nothing to add (never written to). */
+const NOTHING: Record<string, never> = Object.freeze({}) as Record<string, never>;
+
+/**
+ * The trace id of the request the line belongs to, unless the line names it already (the
+ * access line does: it is written when the response closes, and carries it as its first
+ * field, so no object is made and merged for it).
+ */
+function traceIdMixin(line: object): object {
+  if ((line as { trace_id?: unknown }).trace_id !== undefined) return NOTHING;
+  const request = currentRequest();
+  return request ? { trace_id: request.traceId } : NOTHING;
+}
+
+/** pino's default merge (the line's fields over the mixin's), skipped when there is none. */
+function mergeTraceId(line: object, mixin: object): object {
+  return mixin === NOTHING ? line : Object.assign(mixin, line);
 }
 
 /** How long a log line may wait in the batch before it is written. */
