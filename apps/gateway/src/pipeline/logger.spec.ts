@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { trace } from '@opentelemetry/api';
-import { createLogger, isoTime } from './logger';
+import { createLogger, isoTime, LineBatch } from './logger';
 import { runInRequest } from './request-context';
 import type { RequestContext } from './request-context';
 
@@ -77,5 +77,38 @@ describe('trace id of a line', () => {
     expect(lines[0].match(/"trace_id"/g)).toHaveLength(1);
     expect(JSON.parse(lines[0])).toMatchObject(fields);
     expect(fields).toEqual({ trace_id: 'ffffffffffffffffffffffffffffffff', route: '/v1/tools' });
+  });
+});
+
+describe('LineBatch', () => {
+  it('writes lines in order, one chunk per full batch, and the rest when flushed', () => {
+    const chunks: string[] = [];
+    const batch = new LineBatch({ write: (chunk: string) => chunks.push(chunk) }, 10);
+    batch.write('aaaa\n');
+    expect(chunks).toEqual([]);
+    batch.write('bbbbb\n');
+    expect(chunks).toEqual(['aaaa\nbbbbb\n']);
+    batch.write('c\n');
+    let flushed = false;
+    batch.flush(() => (flushed = true));
+    expect(flushed).toBe(true);
+    expect(chunks).toEqual(['aaaa\nbbbbb\n', 'c\n']);
+    batch.flush();
+    expect(chunks).toHaveLength(2);
+  });
+
+  it("is what pino's flush empties: every line of a logger reaches the output", () => {
+    const chunks: string[] = [];
+    const batch = new LineBatch({ write: (chunk: string) => chunks.push(chunk) }, 4096);
+    const log = createLogger({ log: { level: 'info', format: 'json' } }, batch);
+    for (let i = 0; i < 100; i++) log.info({ i }, 'line');
+    let done = false;
+    log.flush(() => (done = true));
+    expect(done).toBe(true);
+    const lines = chunks.join('').split('\n').filter(Boolean);
+    expect(lines.map((l) => (JSON.parse(l) as { i: number }).i)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i),
+    );
+    expect(chunks.length).toBeGreaterThan(1);
   });
 });

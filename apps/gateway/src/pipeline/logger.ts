@@ -53,6 +53,8 @@ function mergeTraceId(line: object, mixin: object): object {
 
 /** How long a log line may wait in the batch before it is written. */
 const FLUSH_EVERY_MS = 200;
+/** A batch is written once it holds this many characters. */
+const BATCH_CHARS = 4096;
 
 /**
  * Standard output in 4 KB batches, each one write(2) on this thread: no thread-pool hop per
@@ -60,15 +62,49 @@ const FLUSH_EVERY_MS = 200;
  * still shows every line within FLUSH_EVERY_MS (start-up, warnings); flushed at shutdown.
  */
 function batchedStdout(): DestinationStream {
-  const out = pino.destination({ dest: 1, sync: true, minLength: 4096 });
+  // sonic-boom (what pino.destination is) does the writes: partial writes, EAGAIN, EPIPE
+  const batch = new LineBatch(pino.destination({ dest: 1, sync: true }), BATCH_CHARS);
   const timer = setInterval(() => {
     try {
-      out.flush();
+      batch.flush();
     } catch {
       clearInterval(timer); // closed at shutdown
     }
   }, FLUSH_EVERY_MS).unref();
-  return out;
+  return batch;
+}
+
+/**
+ * Lines kept as a list and joined once per batch, then handed to `out` (which writes at
+ * once). sonic-boom's own batching (`minLength`) measures the whole pending batch on every
+ * line (Buffer.byteLength of a growing string), a third of a line's cost in the access log
+ * (bench/RESULTS.md, ops).
+ */
+export class LineBatch implements DestinationStream {
+  private lines: string[] = [];
+  private chars = 0;
+
+  constructor(
+    private readonly out: { write(chunk: string): unknown },
+    private readonly minChars: number,
+  ) {}
+
+  write(line: string): void {
+    this.lines.push(line);
+    this.chars += line.length;
+    if (this.chars >= this.minChars) this.flush();
+  }
+
+  /** Writes what is pending (pino's `logger.flush` calls this). */
+  flush(done?: (err?: Error) => void): void {
+    if (this.lines.length > 0) {
+      const chunk = this.lines.length === 1 ? this.lines[0] : this.lines.join('');
+      this.lines = [];
+      this.chars = 0;
+      this.out.write(chunk);
+    }
+    done?.();
+  }
 }
 
 let lastMs = Number.NaN;
