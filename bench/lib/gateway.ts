@@ -30,7 +30,8 @@ export interface GatewayOptions {
 class Tail {
   private text = '';
   push(chunk: Buffer): void {
-    this.text = (this.text + chunk.toString()).slice(-8000);
+    // only the end of a chunk can be kept: a logging gateway sends megabytes per second
+    this.text = (this.text + chunk.subarray(-8000).toString()).slice(-8000);
   }
   toString(): string {
     return this.text;

@@ -3,7 +3,7 @@ import { compareHttp } from '../lib/compare';
 import type { HttpComparison } from '../lib/compare';
 import { GatewayProcess } from '../lib/gateway';
 import { runLoad, warmUntilStable } from '../lib/load';
-import type { LoadSpec } from '../lib/load';
+import type { LoadResult, LoadSpec } from '../lib/load';
 import { profileGateway, shouldProfile } from '../lib/profiling';
 import { fmtRatio, fmtRps, round } from '../lib/stats';
 import { bearer } from '../lib/tokens';
@@ -122,8 +122,11 @@ export async function opsScenario(ctx: BenchContext): Promise<ScenarioResult> {
       headers: callHeaders,
       body: CALL_BODY,
     };
+    // the off side of the list too: what "on" adds is the difference of the two profiles
+    const offOptions = { database, redisPrefix, env: OFF };
     const profiles = [
       [{ ...options, name: 'ops-on-list-profile' }, 'ops on: GET /v1/tools', listSpec],
+      [{ ...offOptions, name: 'ops-off-list-profile' }, 'ops off: GET /v1/tools', listSpec],
       [{ ...options, name: 'ops-on-call-profile' }, 'ops on: POST call', callLoad],
     ] as const;
     for (const [options, title, spec] of profiles)
@@ -143,7 +146,7 @@ export async function opsScenario(ctx: BenchContext): Promise<ScenarioResult> {
   return result;
 }
 
-/** A CPU profile of the **on** gateway under one warm load (where its extra cost goes). */
+/** A CPU profile of one gateway (on or off) under one warm load (where the extra cost goes). */
 async function profileOn(
   ctx: BenchContext,
   options: { name: string; database: string; redisPrefix: string; env: Record<string, string> },
@@ -152,11 +155,12 @@ async function profileOn(
 ): Promise<string> {
   const { tuning } = ctx;
   const at = (g: GatewayProcess) => ({ ...spec, url: `${g.url}${spec.url}` });
-  return profileGateway(
+  let sampled: LoadResult | undefined;
+  const markdown = await profileGateway(
     ctx,
     options,
     title,
-    `${spec.method ?? 'GET'} ${spec.url} with logging, metrics and limits on, ${tuning.connections} connections for ${tuning.loadSec + 3} s after an unsampled warm-up.`,
+    `${spec.method ?? 'GET'} ${spec.url} with ${options.env === ON ? 'logging, metrics and limits on' : 'logging, metrics and limits off'}, ${tuning.connections} connections for ${tuning.loadSec + 3} s after an unsampled warm-up.`,
     async (g) => {
       // the first answer fills the caches the fast lanes read (token, catalog, list body)
       await g.client.ok(spec.url, { method: spec.method, headers: spec.headers, body: spec.body });
@@ -167,7 +171,13 @@ async function profileOn(
       );
     },
     async (g) => {
-      await runLoad({ ...at(g), connections: tuning.connections, durationSec: tuning.loadSec + 3 });
+      sampled = await runLoad({
+        ...at(g),
+        connections: tuning.connections,
+        durationSec: tuning.loadSec + 3,
+      });
     },
   );
+  if (!sampled) return markdown;
+  return `${markdown}\nSampled load: ${sampled.responses} responses (${fmtRps(sampled.rps)}); a row's ms / responses is its time per request.\n`;
 }

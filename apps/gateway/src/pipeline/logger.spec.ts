@@ -1,5 +1,8 @@
 import { Writable } from 'node:stream';
-import { createLogger, isoTime } from './logger';
+import { trace } from '@opentelemetry/api';
+import { createLogger, isoTime, LineBatch } from './logger';
+import { runInRequest } from './request-context';
+import type { RequestContext } from './request-context';
 
 describe('isoTime', () => {
   it("writes pino's ISO 8601 time field for the current millisecond", () => {
@@ -31,5 +34,81 @@ describe('isoTime', () => {
       expect(line.level).toBe('info');
       expect(new Date(line.time).toISOString()).toBe(line.time);
     }
+  });
+});
+
+describe('trace id of a line', () => {
+  function capture(): { lines: string[]; sink: Writable } {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    return { lines, sink };
+  }
+
+  const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const ctx = {
+    traceId: TRACE,
+    span: trace.wrapSpanContext({ traceId: TRACE, spanId: '00f067aa0ba902b7', traceFlags: 0 }),
+    method: 'GET',
+    startedAt: 0,
+    route: '/v1/tools',
+  } as unknown as RequestContext;
+
+  it("stamps a line written inside a request with the request's trace id", () => {
+    const { lines, sink } = capture();
+    const log = createLogger({ log: { level: 'info', format: 'json' } }, sink);
+    runInRequest(ctx, () => log.info({ gate: 'review' }, 'gate decision'));
+    log.info({ gate: 'review' }, 'outside any request');
+    const [inside, outside] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(inside).toMatchObject({ trace_id: TRACE, gate: 'review', msg: 'gate decision' });
+    expect(outside).not.toHaveProperty('trace_id');
+  });
+
+  it('keeps a trace id the line names itself, once, and leaves its object as it was', () => {
+    const { lines, sink } = capture();
+    const log = createLogger({ log: { level: 'info', format: 'json' } }, sink);
+    const fields = { trace_id: 'ffffffffffffffffffffffffffffffff', route: '/v1/tools' };
+    runInRequest(ctx, () => log.info(fields, 'request'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0].match(/"trace_id"/g)).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject(fields);
+    expect(fields).toEqual({ trace_id: 'ffffffffffffffffffffffffffffffff', route: '/v1/tools' });
+  });
+});
+
+describe('LineBatch', () => {
+  it('writes lines in order, one chunk per full batch, and the rest when flushed', () => {
+    const chunks: string[] = [];
+    const batch = new LineBatch({ write: (chunk: string) => chunks.push(chunk) }, 10);
+    batch.write('aaaa\n');
+    expect(chunks).toEqual([]);
+    batch.write('bbbbb\n');
+    expect(chunks).toEqual(['aaaa\nbbbbb\n']);
+    batch.write('c\n');
+    let flushed = false;
+    batch.flush(() => (flushed = true));
+    expect(flushed).toBe(true);
+    expect(chunks).toEqual(['aaaa\nbbbbb\n', 'c\n']);
+    batch.flush();
+    expect(chunks).toHaveLength(2);
+  });
+
+  it("is what pino's flush empties: every line of a logger reaches the output", () => {
+    const chunks: string[] = [];
+    const batch = new LineBatch({ write: (chunk: string) => chunks.push(chunk) }, 4096);
+    const log = createLogger({ log: { level: 'info', format: 'json' } }, batch);
+    for (let i = 0; i < 100; i++) log.info({ i }, 'line');
+    let done = false;
+    log.flush(() => (done = true));
+    expect(done).toBe(true);
+    const lines = chunks.join('').split('\n').filter(Boolean);
+    expect(lines.map((l) => (JSON.parse(l) as { i: number }).i)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i),
+    );
+    expect(chunks.length).toBeGreaterThan(1);
   });
 });

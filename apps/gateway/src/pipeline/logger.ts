@@ -25,17 +25,36 @@ export function createLogger(
       base: undefined,
       timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      mixin: () => {
-        const request = currentRequest();
-        return request ? { trace_id: request.traceId } : {};
-      },
+      mixin: traceIdMixin,
+      mixinMergeStrategy: mergeTraceId,
     },
     stream,
   );
 }
 
+/** What the mixin returns when it has nothing to add (never written to). */
+const NOTHING: Record<string, never> = Object.freeze({}) as Record<string, never>;
+
+/**
+ * The trace id of the request the line belongs to, unless the line names it already (the
+ * access line does: it is written when the response closes, and carries it as its first
+ * field, so no object is made and merged for it).
+ */
+function traceIdMixin(line: object): object {
+  if ((line as { trace_id?: unknown }).trace_id !== undefined) return NOTHING;
+  const request = currentRequest();
+  return request ? { trace_id: request.traceId } : NOTHING;
+}
+
+/** pino's default merge (the line's fields over the mixin's), skipped when there is none. */
+function mergeTraceId(line: object, mixin: object): object {
+  return mixin === NOTHING ? line : Object.assign(mixin, line);
+}
+
 /** How long a log line may wait in the batch before it is written. */
 const FLUSH_EVERY_MS = 200;
+/** A batch is written once it holds this many characters. */
+const BATCH_CHARS = 4096;
 
 /**
  * Standard output in 4 KB batches, each one write(2) on this thread: no thread-pool hop per
@@ -43,15 +62,49 @@ const FLUSH_EVERY_MS = 200;
  * still shows every line within FLUSH_EVERY_MS (start-up, warnings); flushed at shutdown.
  */
 function batchedStdout(): DestinationStream {
-  const out = pino.destination({ dest: 1, sync: true, minLength: 4096 });
+  // sonic-boom (what pino.destination is) does the writes: partial writes, EAGAIN, EPIPE
+  const batch = new LineBatch(pino.destination({ dest: 1, sync: true }), BATCH_CHARS);
   const timer = setInterval(() => {
     try {
-      out.flush();
+      batch.flush();
     } catch {
       clearInterval(timer); // closed at shutdown
     }
   }, FLUSH_EVERY_MS).unref();
-  return out;
+  return batch;
+}
+
+/**
+ * Lines kept as a list and joined once per batch, then handed to `out` (which writes at
+ * once). sonic-boom's own batching (`minLength`) measures the whole pending batch on every
+ * line (Buffer.byteLength of a growing string), a third of a line's cost in the access log
+ * (bench/RESULTS.md, ops).
+ */
+export class LineBatch implements DestinationStream {
+  private lines: string[] = [];
+  private chars = 0;
+
+  constructor(
+    private readonly out: { write(chunk: string): unknown },
+    private readonly minChars: number,
+  ) {}
+
+  write(line: string): void {
+    this.lines.push(line);
+    this.chars += line.length;
+    if (this.chars >= this.minChars) this.flush();
+  }
+
+  /** Writes what is pending (pino's `logger.flush` calls this). */
+  flush(done?: (err?: Error) => void): void {
+    if (this.lines.length > 0) {
+      const chunk = this.lines.length === 1 ? this.lines[0] : this.lines.join('');
+      this.lines = [];
+      this.chars = 0;
+      this.out.write(chunk);
+    }
+    done?.();
+  }
 }
 
 let lastMs = Number.NaN;

@@ -93,6 +93,7 @@ export class RequestRecorder {
     const length = response.getHeader('content-length');
     this.log.info(
       {
+        trace_id: ctx.traceId,
         method: ctx.method,
         route: ctx.route,
         status,
