@@ -9,6 +9,8 @@
  * - pipelined:   the executor now (GuardedRead: setup + query + ROLLBACK, one write, one Sync)
  * - login-role:  the settings at connection level, as a per-tenant login role with
  *                ALTER ROLE ... SET would have them (options -c ...), query alone
+ * - login-role-named: the same with a named prepared statement (parse and plan once per
+ *                connection): the saving per-report named statements could bring
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg as osLoad } from 'node:os';
@@ -124,6 +126,17 @@ async function main(): Promise<void> {
     },
     'login-role': async (id) => {
       const r = await loginPool.query({ text: SQL, values: [id, 21, 0], rowMode: 'array' });
+      return r.rows.length;
+    },
+    // the same with a named prepared statement (parsed and planned once per connection): what
+    // per-report named statements would save on top of any of the ways above
+    'login-role-named': async (id) => {
+      const r = await loginPool.query({
+        name: 'order_lookup',
+        text: SQL,
+        values: [id, 21, 0],
+        rowMode: 'array',
+      });
       return r.rows.length;
     },
   };

@@ -8,6 +8,7 @@ import type { LoadResult } from '../lib/load';
 import { runLoad, warmUntilStable } from '../lib/load';
 import { log } from '../lib/log';
 import { openMcpSession } from '../lib/mcp';
+import { profileGateway, shouldProfile } from '../lib/profiling';
 import { freePort } from '../lib/ports';
 import { DB_POOL_SIZE, pgUrl } from '../lib/settings';
 import { fmtMs, fmtRatio, fmtRps, fmtUs, round } from '../lib/stats';
@@ -191,5 +192,66 @@ export async function lookupScenario(ctx: BenchContext): Promise<ScenarioResult>
     '',
   );
   result.json = json;
+
+  const missed = result.rows.some((r) => r.verdict === 'missed');
+  if (shouldProfile(ctx, missed)) {
+    const profileOptions = { database, redisPrefix: ctx.demo.redisPrefix() };
+    const c = 10;
+    const warm = async (g: { client: HttpClient }, url: string): Promise<void> => {
+      // one call first: a fresh gateway on a loaded machine may miss a whole first window
+      await g.client.ok(CALL_PATH, { method: 'POST', headers: auth, body: CALL_BODY });
+      await warmUntilStable(
+        { ...gatewayLoad, url, body: CALL_BODY, connections: c },
+        tuning.warmupMinSec,
+        tuning.warmupMaxSec,
+      );
+    };
+    const profiled = (title: string, take: () => Promise<string>) =>
+      take().catch((err: unknown) => `#### Profile: ${title}\n\nnot taken: ${String(err)}\n`);
+    result.profiles.push(
+      await profiled(`POST ${CALL_PATH}`, () =>
+        profileGateway(
+          ctx,
+          { ...profileOptions, name: 'lookup-profile' },
+          `POST ${CALL_PATH}`,
+          `The lookup call, ${c} connections for ${tuning.loadSec + 3} s, sampled after an unsampled warm-up until throughput was stable.`,
+          (g) => warm(g, `${g.url}${CALL_PATH}`),
+          async (g) => {
+            await runLoad({
+              ...gatewayLoad,
+              url: `${g.url}${CALL_PATH}`,
+              body: CALL_BODY,
+              connections: c,
+              durationSec: tuning.loadSec + 3,
+            });
+          },
+        ),
+      ),
+    );
+    result.profiles.push(
+      await profiled(`MCP tools/call ${TOOL}`, () =>
+        profileGateway(
+          ctx,
+          { ...profileOptions, name: 'lookup-mcp-profile' },
+          `MCP tools/call ${TOOL}`,
+          `The same tool through an MCP session's tools/call, ${c} connections for ${tuning.loadSec + 3} s, after the REST warm-up.`,
+          (g) => warm(g, `${g.url}${CALL_PATH}`),
+          async (g) => {
+            const session = await openMcpSession(g.client, auth);
+            if (!session) throw new Error('no MCP session on the profiled gateway');
+            await runLoad({
+              url: `${g.url}/mcp`,
+              method: 'POST',
+              headers: session.headers,
+              body: MCP_BODY,
+              uniqueIds: true,
+              connections: c,
+              durationSec: tuning.loadSec + 3,
+            });
+          },
+        ),
+      ),
+    );
+  }
   return result;
 }

@@ -240,5 +240,69 @@ describe('hot paths for warm tool lists (e2e)', () => {
       expect(await names()).toContain('query_report_hot_mcp_new');
       expect(hot('POST /mcp')).toBe(before + 1);
     });
+
+    describe('tools/call of a report', () => {
+      const call = (id: number | string, name: string, args: unknown, extra = {}) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: args, ...extra },
+      });
+      /** the result without its trace id (each request has its own) */
+      const resultOf = (body: string) => {
+        const message = JSON.parse(body) as {
+          id: unknown;
+          result: { _meta?: { trace_id?: string } } & Record<string, unknown>;
+        };
+        expect(message.result._meta?.trace_id).toMatch(/^[0-9a-f]{32}$/);
+        return { ...message, result: { ...message.result, _meta: undefined } };
+      };
+
+      it("answers what the SDK answers, rows and tool errors, with the SDK's headers", async () => {
+        const token = await mintToken(alice);
+        const session = await openSession(token);
+        await rpc(token, session, MCP_TOOLS_LIST); // warm: token verified, catalog loaded
+        for (const args of [{ order_id: 7 }, { order_id: 'seven' }, { tenant_id: 'globex' }]) {
+          const before = hot('POST /mcp');
+          // params with _meta go through the SDK; the same call without it does not
+          const viaSdk = await rpc(
+            token,
+            session,
+            call(5, 'query_report_order_lookup', args, { _meta: { progressToken: 1 } }),
+          );
+          expect(hot('POST /mcp')).toBe(before);
+          const viaHotPath = await rpc(token, session, call(5, 'query_report_order_lookup', args));
+          expect(hot('POST /mcp')).toBe(before + 1);
+          expect(viaHotPath.status).toBe(200);
+          expect(viaHotPath.type).toBe(viaSdk.type);
+          expect(viaHotPath.session).toBe(session);
+          expect(resultOf(viaHotPath.body)).toEqual(resultOf(viaSdk.body));
+        }
+        const named = await rpc(token, session, call('c-1', 'query_report_order_lookup', {}));
+        expect((JSON.parse(named.body) as { id: unknown }).id).toBe('c-1');
+      });
+
+      it('leaves tools it cannot run from memory, and other owners, to the SDK', async () => {
+        const token = await mintToken(alice);
+        const session = await openSession(token);
+        await rpc(token, session, MCP_TOOLS_LIST);
+        const before = hot('POST /mcp');
+        // a tool alice cannot see: the SDK path answers it as an unknown tool (invalid params)
+        const hidden = await rpc(token, session, call(1, 'query_report_no_such_report', {}));
+        expect(hidden.status).toBe(200);
+        expect(JSON.parse(hidden.body)).toMatchObject({ id: 1, error: { code: -32602 } });
+        // a built-in (not a report) and a body the SDK refuses
+        await rpc(token, session, call(2, 'meta_tool', {}));
+        const badArgs = await rpc(token, session, call(3, 'query_report_order_lookup', [1]));
+        expect(badArgs.body).toContain('params.arguments must be an object');
+        const otherUser = await rpc(
+          await mintToken({ ...alice, user: 'mallory' }),
+          session,
+          call(4, 'query_report_order_lookup', { order_id: 7 }),
+        );
+        expect(otherUser.status).toBe(403);
+        expect(hot('POST /mcp')).toBe(before);
+      });
+    });
   });
 });

@@ -63,7 +63,7 @@ export type { BuiltinTool, ServedTool } from './listing/served-tool';
 export { ReportExecutor } from './execution/report-executor';
 export { sessionLimits, sessionSetup } from './execution/session-setup';
 export type { SessionLimits } from './execution/session-setup';
-export { toolFailure, toolJson, toolPage, toolText } from './execution/tool-outcome';
+export { pageRowsJson, toolFailure, toolJson, toolPage, toolText } from './execution/tool-outcome';
 export type {
   ToolCallOutcome,
   ToolErrorCode,

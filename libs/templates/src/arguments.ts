@@ -44,7 +44,7 @@ export class ArgumentValidator {
         message: `"${bound}" is bound to your identity and cannot be passed as an argument; remove it`,
       };
     }
-    const args = withoutNulls(structuredClone(input) as ToolArguments, this.schema);
+    const args = withoutNulls(copyJson(input) as ToolArguments, this.schema);
     if (!this.validate(args)) {
       return { ok: false, message: describeErrors(this.validate.errors ?? [], this.schema) };
     }
@@ -99,10 +99,42 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * A copy of parsed JSON arguments deep enough for `withoutNulls` and ajv's defaults to change
+ * freely (plain objects and arrays are copied, anything else is shared). Arguments are bounded
+ * in depth and size before they get here (argumentBoundsProblem), and this is far cheaper
+ * than structuredClone, which serialises the whole value.
+ */
+function copyJson(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+    return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyJson((value as Record<string, unknown>)[key]);
+    // an own "__proto__" key (JSON.parse makes one) stays a key, as validation must see it
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, {
+        value: item,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else copy[key] = item;
+  }
+  return copy;
+}
+
+/** A key that NFKC, case folding and zero-width removal leave as it is. */
+const PLAIN_KEY = /^[a-z0-9_]*$/;
+
+/**
  * Keys that look like identity parameters once case and Unicode compatibility forms are
  * folded (`Tenant_ID`, fullwidth `ｔｅｎａｎｔ_ｉｄ`): refused loudly instead of ignored.
  */
 export function isBoundIdentityKey(key: string): boolean {
+  // the common case: nothing to fold
+  if (PLAIN_KEY.test(key)) return isIdentityParam(key);
   const folded = key
     .normalize('NFKC')
     .toLowerCase()

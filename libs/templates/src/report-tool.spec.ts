@@ -234,6 +234,24 @@ describe('arguments and parameter values', () => {
     expect(tool.arguments.check(args)).toEqual({ ok: false, message });
   });
 
+  it('refuses a "__proto__" argument like any unknown one (JSON.parse makes it an own key)', () => {
+    const args = JSON.parse('{"region":"east","__proto__":{"page_size":1}}') as unknown;
+    expect(tool.arguments.check(args)).toEqual({
+      ok: false,
+      message:
+        'unknown argument "__proto__"; allowed arguments: region, order_date, page, page_size',
+    });
+  });
+
+  it("leaves the caller's arguments as they were (nulls dropped and defaults filled on a copy)", () => {
+    const input = { region: null, order_date: { start: '2026-01-01', end: null } };
+    const before = JSON.stringify(input);
+    const checked = tool.arguments.check(input);
+    if (!checked.ok) throw new Error(checked.message);
+    expect(checked.args).toEqual({ order_date: { start: '2026-01-01' }, page: 1, page_size: 20 });
+    expect(JSON.stringify(input)).toBe(before);
+  });
+
   it('fills identity parameters from the token only', () => {
     const rep = new ReportTool(
       report({ sqlTemplate: 'SELECT 1 WHERE r = :claim_region AND u = :user_id', filters: [] }),

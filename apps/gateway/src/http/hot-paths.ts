@@ -111,15 +111,23 @@ export class HotPaths {
     const hooked = entries.filter((e) => e.path.method !== 'GET');
     fastify.addHook('preHandler', (request, reply, done) => {
       const url = request.routeOptions.url;
-      const entry = hooked.find((e) => e.path.url === url && e.path.method === request.method);
-      const answer =
-        entry &&
-        tryAnswer(entry.path, {
+      let entry: Entry | undefined;
+      let answer: HotAnswer | Promise<HotAnswer> | undefined;
+      // several lanes may share a route (POST /mcp: tools/list, tools/call); the first that
+      // takes the request answers it
+      for (const candidate of hooked) {
+        if (candidate.path.url !== url || candidate.path.method !== request.method) continue;
+        answer = tryAnswer(candidate.path, {
           headers: request.headers,
           query: request.query as Record<string, unknown>,
           body: request.body,
           params: request.params as Record<string, string>,
         });
+        if (answer) {
+          entry = candidate;
+          break;
+        }
+      }
       if (!entry || !answer) return done();
       // a hot path that took the request answers it; a coded refusal (a limit) goes on to the
       // route, whose filter maps it like any other; any other failure is a plain 500, no stack

@@ -5,6 +5,8 @@ import { AsHotPath } from '../http/hot-paths';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpSessions, ownerOf } from './mcp-sessions.service';
+import type { McpSession } from './mcp-session';
+import type { Principal } from '@app/registry';
 
 /**
  * POST /mcp `tools/list` in an open session, answered with the session's cached list
@@ -28,18 +30,11 @@ export class McpListHotPath implements HotPath {
   ) {}
 
   answer(request: HotRequest): HotAnswer | undefined {
-    const { headers } = request;
-    const sessionId = headers['mcp-session-id'];
-    if (typeof sessionId !== 'string' || headers.origin !== undefined) return undefined;
-    if (!acceptsJsonAndEvents(headers.accept) || !isJson(headers['content-type'])) return undefined;
-    const version = headers['mcp-protocol-version'];
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
-      return undefined;
     const id = plainToolsListId(request.body);
     if (id === undefined) return undefined;
-    const principal = this.pipeline.cachedPrincipal(headers.authorization);
-    const session = principal && this.sessions.get(sessionId);
-    if (!principal || !session || session.owner !== ownerOf(principal)) return undefined;
+    const held = plainSessionRequest(request, this.pipeline, this.sessions);
+    if (!held) return undefined;
+    const { principal, session, sessionId } = held;
     const listed = this.servers.cachedList({ ...session.identity, principal });
     if (!listed) return undefined;
     this.pipeline.noteList('mcp', true);
@@ -51,6 +46,29 @@ export class McpListHotPath implements HotPath {
       sent: () => this.sessions.listed(session, listed.fingerprint),
     };
   }
+}
+
+/**
+ * The caller and session of a POST /mcp the SDK transport would accept as is: a session id
+ * this replica holds, owned by the caller of a token this instance verified, no Origin
+ * header, both Accept types, a JSON body, a supported protocol version. Else undefined.
+ */
+export function plainSessionRequest(
+  request: HotRequest,
+  pipeline: RequestPipeline,
+  sessions: McpSessions,
+): { principal: Principal; session: McpSession; sessionId: string } | undefined {
+  const { headers } = request;
+  const sessionId = headers['mcp-session-id'];
+  if (typeof sessionId !== 'string' || headers.origin !== undefined) return undefined;
+  if (!acceptsJsonAndEvents(headers.accept) || !isJson(headers['content-type'])) return undefined;
+  const version = headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
+    return undefined;
+  const principal = pipeline.cachedPrincipal(headers.authorization);
+  const session = principal && sessions.get(sessionId);
+  if (!principal || !session || session.owner !== ownerOf(principal)) return undefined;
+  return { principal, session, sessionId };
 }
 
 function acceptsJsonAndEvents(accept: string | undefined): boolean {

@@ -138,7 +138,7 @@ export class McpServerFactory {
       );
       if (found && found.length > 0 && remember(identity, found))
         void server.sendToolListChanged().catch(() => undefined);
-      return withTraceId(toCallResult(outcome, this.config.mcp.textMaxBytes));
+      return mcpCallResult(outcome, this.config.mcp.textMaxBytes);
     } catch (err) {
       const failure = mcpCallFailure(err);
       if ('error' in failure) throw failure.error;
@@ -206,6 +206,11 @@ function remember(identity: SessionIdentity, found: string[]): boolean {
   if (fresh.length === 0) return false;
   identity.found = [...before, ...fresh].slice(-MAX_FOUND);
   return true;
+}
+
+/** A tool call's MCP result in the current request (the SDK handler and the call fast lane). */
+export function mcpCallResult(outcome: ToolCallOutcome, textMaxBytes: number): CallToolResult {
+  return withTraceId(toCallResult(outcome, textMaxBytes));
 }
 
 /** The request's trace id in the result's _meta, for the client's logs and support. */

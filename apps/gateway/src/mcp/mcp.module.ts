@@ -1,6 +1,7 @@
 import { RegistryModule } from '@app/registry';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { McpCallHotPath } from './mcp-call.hot-path';
 import { McpListHotPath } from './mcp-list.hot-path';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpSessions } from './mcp-sessions.service';
@@ -9,7 +10,7 @@ import { McpController } from './mcp.controller';
 @Module({
   imports: [RegistryModule, AuthModule],
   controllers: [McpController],
-  providers: [McpServerFactory, McpSessions, McpListHotPath],
-  exports: [McpListHotPath],
+  providers: [McpServerFactory, McpSessions, McpListHotPath, McpCallHotPath],
+  exports: [McpListHotPath, McpCallHotPath],
 })
 export class McpModule {}

@@ -1,4 +1,10 @@
-import { argumentsOutOfBounds, CallActivity, CatalogService, ReportExecutor } from '@app/registry';
+import {
+  argumentsOutOfBounds,
+  CallActivity,
+  CatalogService,
+  pageRowsJson,
+  ReportExecutor,
+} from '@app/registry';
 import type { ToolCallOutcome } from '@app/registry';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { toolError } from '../errors';
@@ -58,7 +64,7 @@ export class ToolCallHotPath implements HotPath {
       })
       .then((outcome) => ({
         headers: { 'content-type': CALL_CONTENT_TYPE },
-        body: [Buffer.from(JSON.stringify(restResult(outcome)))],
+        body: [Buffer.from(restBody(outcome))],
       }));
   }
 }
@@ -78,4 +84,33 @@ export function restResult<T extends { is_error: boolean }>(outcome: T): RestToo
   return outcome.is_error
     ? { ...outcome, trace_id }
     : { ...outcome, trace_id, meta: { untrusted_data: true, notice: UNTRUSTED_ROWS_NOTICE } };
+}
+
+/**
+ * `JSON.stringify(restResult(outcome))`, with a report page's rows taken from the JSON the
+ * executor already made for the byte cap instead of serialising them again.
+ */
+export function restBody(outcome: ToolCallOutcome): string {
+  const answer = restResult(outcome);
+  if (answer.is_error || answer.text !== undefined) return JSON.stringify(answer);
+  const { result } = answer;
+  const keys = Object.keys(answer);
+  // only the exact shapes toolPage and restResult build; anything else the plain way
+  if (
+    keys.length !== 5 ||
+    keys[0] !== 'tool' ||
+    keys[1] !== 'is_error' ||
+    keys[2] !== 'result' ||
+    keys[3] !== 'trace_id' ||
+    keys[4] !== 'meta' ||
+    Object.keys(result).join() !== 'columns,rows,page,page_size,has_more'
+  )
+    return JSON.stringify(answer);
+  const trace =
+    answer.trace_id === undefined ? '' : `,"trace_id":${JSON.stringify(answer.trace_id)}`;
+  return (
+    `{"tool":${JSON.stringify(answer.tool)},"is_error":false,"result":{"columns":${JSON.stringify(result.columns)}` +
+    `,"rows":${pageRowsJson(result)},"page":${JSON.stringify(result.page)},"page_size":${JSON.stringify(result.page_size)}` +
+    `,"has_more":${JSON.stringify(result.has_more)}}${trace},"meta":${JSON.stringify(answer.meta)}}`
+  );
 }

@@ -55,15 +55,21 @@ export class ReportExecutor {
     }
     const hasMore = result.rows.length > pageSize;
     const rows = rowObjects(result, hasMore ? pageSize : result.rows.length);
-    const bytes = Buffer.byteLength(JSON.stringify(rows));
+    // serialised once: the cap is checked on these bytes and the answer reuses them
+    const rowsJson = JSON.stringify(rows);
+    const bytes = Buffer.byteLength(rowsJson);
     if (bytes > maxBytes) return this.tooLarge(name, bytes, false, maxBytes);
-    return toolPage(name, {
-      columns: result.fields.map((f) => ({ name: f.name, type: columnTypeName(f.dataTypeID) })),
-      rows,
-      page: checked.page,
-      page_size: pageSize,
-      has_more: hasMore,
-    });
+    return toolPage(
+      name,
+      {
+        columns: columnsOf(result),
+        rows,
+        page: checked.page,
+        page_size: pageSize,
+        has_more: hasMore,
+      },
+      rowsJson,
+    );
   }
 
   private tooLarge(
@@ -165,6 +171,11 @@ export class ReportExecutor {
 
 /** What an unpaged read (a generated tool's ctx.query) may return at most. */
 const MAX_UNPAGED_BYTES = 16 * 1024 * 1024;
+
+/** The result's columns with their type names. */
+function columnsOf(result: GuardedReadResult): Array<{ name: string; type: string }> {
+  return result.fields.map((f) => ({ name: f.name, type: columnTypeName(f.dataTypeID) }));
+}
 
 /** The first `count` rows as objects keyed by column name, as the API returns them. */
 function rowObjects(result: GuardedReadResult, count: number): Record<string, unknown>[] {

@@ -52,9 +52,26 @@ export function toolFailure<C extends string = ToolErrorCode>(
   return { tool, is_error: true, error: { code, message } };
 }
 
-/** A report's page of rows. */
-export function toolPage(tool: string, result: ToolResultPage): ToolCallOutcome {
+/** The JSON of a page's rows, kept when the page was built (the byte cap already needed it). */
+const serialised = new WeakMap<ToolResultPage, string>();
+
+/**
+ * A report's page of rows. `rowsJson`, when given, is `JSON.stringify(result.rows)` as already
+ * computed: answers reuse it instead of serialising the rows again.
+ */
+export function toolPage(tool: string, result: ToolResultPage, rowsJson?: string): ToolCallOutcome {
+  if (rowsJson !== undefined) serialised.set(result, rowsJson);
   return { tool, is_error: false, result };
+}
+
+/** `JSON.stringify(page.rows)`, computed once per page. */
+export function pageRowsJson(page: ToolResultPage): string {
+  let json = serialised.get(page);
+  if (json === undefined) {
+    json = JSON.stringify(page.rows);
+    serialised.set(page, json);
+  }
+  return json;
 }
 
 /** A structured result and the text the model is shown. */
