@@ -38,7 +38,7 @@ class Prober {
       key: 'maxHealthMs' | 'maxOtherMs',
     ) => {
       while (this.running) {
-        const r = await client.ok(path, { headers });
+        const r = await client.ok(path, { headers, timeoutMs: 600_000 });
         this[key] = Math.max(this[key], r.ms);
         this.samples++;
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -110,7 +110,8 @@ export async function scaleDistinctScenario(ctx: BenchContext): Promise<Scenario
     for (let i = 0; i < 20; i++) await gateway.client.ok(LIST_PATH, { headers: otherFive });
     const rssBeforeKb = gateway.rssKb();
     const prober = new Prober(gateway.url, otherFive);
-    const cold = await gateway.client.ok(LIST_PATH, { headers: five });
+    // main took minutes here (issue 17): the request may wait up to 10 min
+    const cold = await gateway.client.ok(LIST_PATH, { headers: five, timeoutMs: 600_000 });
     const rssAfterListKb = gateway.rssKb();
     // the rest of the tenant is admitted in the background (if at all): wait for it
     const t0 = Date.now();
