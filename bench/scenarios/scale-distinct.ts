@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { createDatabase, dropRolesLater } from '../lib/database';
 import { GatewayProcess } from '../lib/gateway';
@@ -27,6 +28,7 @@ class Prober {
   maxHealthMs = 0;
   maxOtherMs = 0;
   samples = 0;
+  readonly errors: string[] = [];
 
   constructor(url: string, otherHeaders: Record<string, string>) {
     const health = new HttpClient(url);
@@ -38,8 +40,15 @@ class Prober {
       key: 'maxHealthMs' | 'maxOtherMs',
     ) => {
       while (this.running) {
-        const r = await client.ok(path, { headers, timeoutMs: 600_000 });
-        this[key] = Math.max(this[key], r.ms);
+        const started = performance.now();
+        try {
+          const r = await client.ok(path, { headers, timeoutMs: 600_000 });
+          this[key] = Math.max(this[key], r.ms);
+        } catch (err) {
+          // a reset or refused connection while the gateway is stuck counts as that long
+          this[key] = Math.max(this[key], performance.now() - started);
+          this.errors.push(err instanceof Error ? err.message : String(err));
+        }
         this.samples++;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -123,6 +132,10 @@ export async function scaleDistinctScenario(ctx: BenchContext): Promise<Scenario
     }
     const settleMs = Date.now() - t0;
     await prober.stop();
+    if (prober.errors.length > 0)
+      log(
+        `scale-distinct ${name}: ${prober.errors.length} probe errors, first: ${prober.errors[0]}`,
+      );
     const rssSettledKb = gateway.rssKb();
     const visible = (JSON.parse(cold.body) as { tools: unknown[] }).tools.length;
     await gateway.stop();
