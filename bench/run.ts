@@ -27,6 +27,7 @@ import { metaScenario } from './scenarios/meta';
 import { opsScenario } from './scenarios/ops';
 import { propagationScenario } from './scenarios/propagation';
 import { scaleScenario } from './scenarios/scale';
+import { scaleDistinctScenario } from './scenarios/scale-distinct';
 
 const RUNNERS: Record<ScenarioName, Scenario> = {
   list: listScenario,
@@ -34,6 +35,7 @@ const RUNNERS: Record<ScenarioName, Scenario> = {
   lookup: lookupScenario,
   propagation: propagationScenario,
   scale: scaleScenario,
+  'scale-distinct': scaleDistinctScenario,
   meta: metaScenario,
   generated: generatedScenario,
   cache: cacheScenario,

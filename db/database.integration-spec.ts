@@ -14,6 +14,7 @@ type Shape = {
 };
 
 const SHAPE: Shape = {
+  admission_verdicts: { tenant_id: 'NO', template_hash: 'NO', problems: 'ANY', judged_at: 'NO' },
   database_identity: { id: 'NO', one_row: 'NO', created_at: 'NO' },
   tenants: { id: 'NO', name: 'NO', catalog_version: 'NO', created_at: 'NO', claimed_by: 'YES' },
   datasources: { tenant_id: 'NO', data_schema: 'NO', allowed_tables: 'NO' },

@@ -219,7 +219,17 @@ export interface DatabaseIdentityTable {
   created_at: Timestamp;
 }
 
+/** The SQL guard's verdict on a template, by hash (a cache: see its migration). */
+export interface AdmissionVerdictsTable {
+  tenant_id: string;
+  template_hash: string;
+  /** the guard's problems; [] = the template passes */
+  problems: ColumnType<unknown, string, string>;
+  judged_at: Generated<Timestamp>;
+}
+
 export interface DB {
+  admission_verdicts: AdmissionVerdictsTable;
   database_identity: DatabaseIdentityTable;
   tenants: TenantsTable;
   datasources: DatasourcesTable;

@@ -4,6 +4,7 @@ export const SCENARIOS = [
   'lookup',
   'propagation',
   'scale',
+  'scale-distinct',
   'meta',
   'generated',
   'cache',

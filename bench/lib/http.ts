@@ -13,6 +13,8 @@ export interface HttpRequest {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** default 120 s */
+  timeoutMs?: number;
 }
 
 /**
@@ -49,7 +51,9 @@ export class HttpClient {
         },
       );
       req.on('error', reject);
-      req.setTimeout(120_000, () => req.destroy(new Error(`timeout: ${url.href}`)));
+      req.setTimeout(init.timeoutMs ?? 120_000, () =>
+        req.destroy(new Error(`timeout: ${url.href}`)),
+      );
       req.end(body);
     });
   }

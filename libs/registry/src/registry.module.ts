@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccessExplainer } from './access/access-explainer.service';
+import { AdmissionVerdictRepository, VERDICT_STORE } from './catalog/admission-verdicts';
 import { BuiltinTools } from './listing/builtin-tools';
 import { CallActivity } from './execution/call-activity';
 import { CatalogLoader } from './catalog/catalog-loader';
@@ -35,5 +36,8 @@ const SERVICES = [
 
 /** The catalog, its caches, access, admin writes and the executor. DATABASE, REDIS and
  * REGISTRY_OPTIONS come from a global module of the app. */
-@Module({ providers: SERVICES, exports: SERVICES })
+@Module({
+  providers: [...SERVICES, { provide: VERDICT_STORE, useClass: AdmissionVerdictRepository }],
+  exports: SERVICES,
+})
 export class RegistryModule {}

@@ -4,6 +4,7 @@ import { CatalogLoader } from './catalog/catalog-loader';
 import { CatalogStore } from './catalog/catalog-store';
 import { CatalogChangeFeed } from './catalog/change-feed';
 import { ReportAdmission } from './catalog/report-admission';
+import { AdmissionVerdictRepository } from './catalog/admission-verdicts';
 import { CatalogRepository } from './catalog/catalog.repository';
 import { CatalogService } from './listing/catalog.service';
 import { Metrics } from './metrics';
@@ -26,7 +27,7 @@ export function standaloneCatalog(
   const loader = new CatalogLoader(
     new CatalogRepository(database),
     shared,
-    new ReportAdmission(metrics),
+    new ReportAdmission(metrics, null, new AdmissionVerdictRepository(database)),
     metrics,
     settings,
   );

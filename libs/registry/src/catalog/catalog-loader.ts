@@ -34,6 +34,9 @@ export type CatalogReads = Pick<
 /** The part of the shared cache (L2) the loader uses. */
 export type SnapshotCache = Pick<SharedCache, 'enabled' | 'read' | 'set'>;
 
+/** A tenant with more reports than this has no L2 (Redis) catalog snapshot. */
+export const L2_MAX_REPORTS = 5_000;
+
 export const tenantMissing = () =>
   new RegistryError('TENANT_NOT_FOUND', 'the token names a tenant that does not exist');
 
@@ -97,9 +100,12 @@ export class CatalogLoader {
     }
     const snapshot = await this.readPostgres(tenantId);
     this.metrics.inc('gateway_catalog_builds_total', { source: 'postgres' });
-    // Only a snapshot of the incarnation and version asked for may be stored under them.
+    // Only a snapshot of the incarnation and version asked for may be stored under them;
+    // a big tenant's is not stored at all (serialising it would hold the event loop, and its
+    // verdicts are persisted in Postgres anyway).
     if (
       l2Key !== undefined &&
+      snapshot.reports.length <= L2_MAX_REPORTS &&
       snapshot.tenant.catalogVersion === stamp.version &&
       snapshot.tenant.createdAt === stamp.createdAt
     ) {
@@ -172,8 +178,13 @@ export class CatalogLoader {
     return { tenant, reports, access, generated };
   }
 
+  /**
+   * A full load: reports are judged when a list first needs them (its caller's only), and
+   * the rest in the background, so the first list costs what its caller sees.
+   */
   private assemble({ tenant, reports, access, generated }: CatalogSnapshot): TenantCatalog {
-    const set = ReportSet.of(reports, dataScope(tenant), this.admission.admitter(tenant));
+    const set = ReportSet.lazy(reports, dataScope(tenant), this.admission.admitter(tenant));
+    this.admission.judgeInBackground(tenant, set);
     return this.catalogOf(tenant, set, access, generated);
   }
 

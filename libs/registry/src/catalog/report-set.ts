@@ -1,17 +1,33 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { reportToolName } from '@app/templates';
 import type { StoredReport } from './catalog-records';
 import type { ServedTool } from '../listing/served-tool';
 import type { AdmittedReport } from './tenant-catalog';
 
 export type ServedReport = Extract<ServedTool, { kind: 'report' }>;
 
-/** Judges one stored report (template guard, metadata checks) for a tenant's data scope. */
-export type AdmitReport = (stored: StoredReport) => AdmittedReport;
+/**
+ * Judges one stored report (template guard, metadata checks) for a tenant's data scope.
+ * `preload`, when given, fetches what makes judging a batch cheap (verdicts persisted by
+ * template hash) before the batch is judged.
+ */
+export type AdmitReport = ((stored: StoredReport) => AdmittedReport) & {
+  preload?: (batch: readonly StoredReport[]) => Promise<void>;
+};
+
+/** How long one slice of judging may hold the event loop before it yields (ms). */
+export const ADMISSION_SLICE_MS = 10;
+
+const TOOL_PREFIX = reportToolName('');
 
 interface Parts {
   stored: Map<string, StoredReport>;
+  /** verdicts made so far (all of them, unless the set is lazy) */
   verdicts: Map<string, AdmittedReport>;
-  tools: Map<string, ServedReport>;
-  byCategory: Map<string, readonly ServedReport[]>;
+  /** the served tool of every judged report that is served */
+  served: Map<string, ServedReport>;
+  /** report ids by category, every report whether judged yet or not */
+  byCategory: Map<string, readonly string[]>;
 }
 
 /**
@@ -20,30 +36,49 @@ interface Parts {
  * reports that changed; when none did (an access or context change), it is this very object.
  * So rebuilding a tenant's catalog costs what changed, not the size of the tenant.
  *
- * Immutable once built: catalogs of older versions still in use keep their own set.
+ * A lazy set (`ReportSet.lazy`, how the loader builds a tenant's first catalog) judges a
+ * report the first time it is needed: a list first `prepare`s the ids its caller can reach,
+ * in slices that yield to the event loop, so the first list of a user who sees 5 reports of
+ * 100,000 judges 5. Verdicts are memoised (here and in ReportAdmission), never changed.
+ *
+ * Immutable once built (judging lazily fills caches, it does not change what the set says):
+ * catalogs of older versions still in use keep their own set.
  */
 export class ReportSet {
   private constructor(
     /** the data scope (schema and allowed tables) every verdict was made against */
     readonly scope: string,
     private readonly parts: Parts,
+    private readonly admit: AdmitReport,
+    readonly lazy: boolean,
   ) {}
 
-  static empty(scope: string): ReportSet {
-    return new ReportSet(scope, {
-      stored: new Map(),
-      verdicts: new Map(),
-      tools: new Map(),
-      byCategory: new Map(),
-    });
+  static empty(scope: string, admit: AdmitReport = notJudged, lazy = false): ReportSet {
+    return new ReportSet(
+      scope,
+      { stored: new Map(), verdicts: new Map(), served: new Map(), byCategory: new Map() },
+      admit,
+      lazy,
+    );
   }
 
+  /** Every report judged now. */
   static of(reports: Iterable<StoredReport>, scope: string, admit: AdmitReport): ReportSet {
-    return ReportSet.empty(scope).patch([...reports], [], scope, admit);
+    return ReportSet.empty(scope, admit).patch([...reports], [], scope, admit);
+  }
+
+  /** Reports judged when first needed (see `prepare`). */
+  static lazy(reports: Iterable<StoredReport>, scope: string, admit: AdmitReport): ReportSet {
+    return ReportSet.empty(scope, admit, true).patch([...reports], [], scope, admit);
   }
 
   get size(): number {
     return this.parts.stored.size;
+  }
+
+  /** How many reports are not judged yet. */
+  get unjudged(): number {
+    return this.parts.stored.size - this.parts.verdicts.size;
   }
 
   /** Every report as stored (for L2 snapshots and full rebuilds). */
@@ -51,26 +86,105 @@ export class ReportSet {
     return this.parts.stored.values();
   }
 
+  ids(): IterableIterator<string> {
+    return this.parts.stored.keys();
+  }
+
   verdict(id: string): AdmittedReport | undefined {
-    return this.parts.verdicts.get(id);
+    const known = this.parts.verdicts.get(id);
+    if (known) return known;
+    const stored = this.parts.stored.get(id);
+    return stored ? this.judge(stored) : undefined;
   }
 
   /** A served report tool by tool name. */
   tool(name: string): ServedReport | undefined {
-    return this.parts.tools.get(name);
+    if (!name.startsWith(TOOL_PREFIX)) return undefined;
+    const id = name.slice(TOOL_PREFIX.length);
+    return this.verdict(id) && this.parts.served.get(id);
   }
 
-  tools(): IterableIterator<ServedReport> {
-    return this.parts.tools.values();
+  *tools(): IterableIterator<ServedReport> {
+    for (const id of this.parts.stored.keys()) {
+      if (this.verdict(id) === undefined) continue;
+      const tool = this.parts.served.get(id);
+      if (tool) yield tool;
+    }
   }
 
   inCategory(category: string): readonly ServedReport[] {
-    return this.parts.byCategory.get(category) ?? [];
+    const ids = this.parts.byCategory.get(category) ?? [];
+    const tools: ServedReport[] = [];
+    for (const id of ids) {
+      this.verdict(id);
+      const tool = this.parts.served.get(id);
+      if (tool) tools.push(tool);
+    }
+    return tools;
+  }
+
+  /** The ids of the reports in these categories and of these ids (those that exist). */
+  idsReachable(categories: Iterable<string>, ids: Iterable<string>): string[] {
+    const found = new Set<string>();
+    for (const category of categories)
+      for (const id of this.parts.byCategory.get(category) ?? []) found.add(id);
+    for (const id of ids) if (this.parts.stored.has(id)) found.add(id);
+    return [...found];
+  }
+
+  /**
+   * Judges the reports of these ids (default: all) that are not judged yet, in batches that
+   * hold the event loop at most about ADMISSION_SLICE_MS each; between batches it yields
+   * (setImmediate), so other tenants' requests are served while a big set is judged.
+   * Returns how many times it yielded.
+   */
+  async prepare(ids?: Iterable<string>): Promise<number> {
+    const pending: StoredReport[] = [];
+    for (const id of ids ?? this.parts.stored.keys()) {
+      if (this.parts.verdicts.has(id)) continue;
+      const stored = this.parts.stored.get(id);
+      if (stored) pending.push(stored);
+    }
+    let yields = 0;
+    let batch = 50;
+    for (let i = 0; i < pending.length;) {
+      const slice = pending.slice(i, i + batch);
+      if (this.admit.preload) await this.admit.preload(slice);
+      const started = performance.now();
+      let done = 0;
+      for (const stored of slice) {
+        if (!this.parts.verdicts.has(stored.metadata.id)) this.judge(stored);
+        done++;
+        if (performance.now() - started > ADMISSION_SLICE_MS) break;
+      }
+      i += done;
+      // the next batch about as big as fits in a slice
+      batch = done === slice.length ? Math.min(batch * 2, 1000) : Math.max(1, done);
+      if (i < pending.length) {
+        await yieldToLoop();
+        yields++;
+      }
+    }
+    return yields;
+  }
+
+  private judge(stored: StoredReport): AdmittedReport {
+    const id = stored.metadata.id;
+    const verdict = this.admit(stored);
+    this.parts.verdicts.set(id, verdict);
+    if (verdict.tool)
+      this.parts.served.set(id, {
+        kind: 'report',
+        definition: verdict.tool.definition,
+        report: verdict.tool,
+      });
+    return verdict;
   }
 
   /**
    * This set with `changed` reports (re)judged and `removed` ids gone; `this` when nothing
-   * changed. A new data scope (schema or allowed tables) re-judges every report.
+   * changed. A new data scope (schema or allowed tables) re-judges every report (a lazy set:
+   * when each is next needed).
    */
   patch(
     changed: readonly StoredReport[],
@@ -82,13 +196,13 @@ export class ReportSet {
       const all = new Map(this.parts.stored);
       for (const id of removed) all.delete(id);
       for (const s of changed) all.set(s.metadata.id, s);
-      return ReportSet.empty(scope).patch([...all.values()], [], scope, admit);
+      return ReportSet.empty(scope, admit, this.lazy).patch([...all.values()], [], scope, admit);
     }
     if (changed.length === 0 && removed.length === 0) return this;
     const next: Parts = {
       stored: new Map(this.parts.stored),
       verdicts: new Map(this.parts.verdicts),
-      tools: new Map(this.parts.tools),
+      served: new Map(this.parts.served),
       byCategory: new Map(this.parts.byCategory),
     };
     const touched = new Set<string>();
@@ -98,41 +212,40 @@ export class ReportSet {
       if (!before) return;
       touched.add(id);
       dirtyCategories.add(before.metadata.category);
-      const name = next.verdicts.get(id)?.tool?.definition.name;
-      if (name !== undefined) next.tools.delete(name);
       next.stored.delete(id);
       next.verdicts.delete(id);
+      next.served.delete(id);
     };
     for (const id of removed) drop(id);
-    const added = new Map<string, ServedReport[]>();
+    const added = new Map<string, string[]>();
     for (const stored of changed) {
       const { id, category } = stored.metadata;
       drop(id);
       touched.add(id);
       dirtyCategories.add(category);
-      const verdict = admit(stored);
       next.stored.set(id, stored);
-      next.verdicts.set(id, verdict);
-      if (verdict.tool) {
-        const tool: ServedReport = {
-          kind: 'report',
-          definition: verdict.tool.definition,
-          report: verdict.tool,
-        };
-        next.tools.set(tool.definition.name, tool);
-        const list = added.get(category);
-        if (list) list.push(tool);
-        else added.set(category, [tool]);
-      }
+      const list = added.get(category);
+      if (list) list.push(id);
+      else added.set(category, [id]);
     }
     for (const category of dirtyCategories) {
       const members = [
-        ...this.inCategory(category).filter((t) => !touched.has(t.report.report.id)),
+        ...(this.parts.byCategory.get(category) ?? []).filter((id) => !touched.has(id)),
         ...(added.get(category) ?? []),
       ];
       if (members.length > 0) next.byCategory.set(category, members);
       else next.byCategory.delete(category);
     }
-    return new ReportSet(scope, next);
+    const set = new ReportSet(scope, next, admit, this.lazy);
+    // an eager set judges what changed now; a lazy one when it is needed (a big first load
+    // is judged in slices by `prepare`, a small refresh when listed)
+    if (!this.lazy) for (const stored of changed) set.judge(stored);
+    return set;
   }
 }
+
+const notJudged: AdmitReport = (stored) => ({
+  id: stored.metadata.id,
+  version: stored.metadata.version,
+  status: { served: false, reason: 'not judged' },
+});

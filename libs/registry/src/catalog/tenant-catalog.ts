@@ -1,10 +1,11 @@
 import { ReportTool, TemplateError } from '@app/templates';
-import type { TemplateProblem } from '@app/templates';
+import type { ReportMetadata, TemplateProblem } from '@app/templates';
 import type { AccessPolicy } from '../access/access-policy';
 import type { GeneratedTool } from './generated-tools';
 import type { ReportSet } from './report-set';
 import type { StoredReport, TenantRecord } from './catalog-records';
 import { templateProblems } from './template-check';
+import type { DatasourceScope } from './template-check';
 
 export type ReportServingStatus =
   { served: true } | { served: false; reason: string; problems?: TemplateProblem[] };
@@ -23,10 +24,14 @@ export interface AdmittedReport {
  * unexpected error is a "not served" verdict naming it), so one row can never take the
  * rest of its tenant down.
  */
-export function admitReport(stored: StoredReport, tenant: TenantRecord): AdmittedReport {
+export function admitReport(
+  stored: StoredReport,
+  tenant: TenantRecord,
+  problemsOf: TemplateJudge = templateProblems,
+): AdmittedReport {
   const { id, version } = stored.metadata;
   try {
-    return judge(stored, tenant);
+    return judge(stored, tenant, problemsOf);
   } catch (err) {
     const problem =
       err instanceof TemplateError
@@ -40,12 +45,19 @@ export function admitReport(stored: StoredReport, tenant: TenantRecord): Admitte
   }
 }
 
-function judge(stored: StoredReport, tenant: TenantRecord): AdmittedReport {
+/** The SQL guard's verdict on a report's template (templateProblems, or a memo of it). */
+export type TemplateJudge = (report: ReportMetadata, scope: DatasourceScope) => TemplateProblem[];
+
+function judge(
+  stored: StoredReport,
+  tenant: TenantRecord,
+  problemsOf: TemplateJudge,
+): AdmittedReport {
   const { id, version } = stored.metadata;
   if (stored.status === 'disabled')
     return { id, version, status: { served: false, reason: 'disabled' } };
   const tool = new ReportTool(stored.metadata);
-  const problems = templateProblems(stored.metadata, tenant);
+  const problems = problemsOf(stored.metadata, tenant);
   if (problems.length > 0) {
     return {
       id,

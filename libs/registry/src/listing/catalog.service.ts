@@ -75,6 +75,10 @@ export class CatalogService {
     const { key, roles } = toolsetKey(catalog, principal, context);
     const index = this.index(catalog);
     const reach = catalog.access.reach(principal, roles);
+    // only what this caller can reach is judged now (in slices that yield to the event loop)
+    await catalog.reports.prepare(
+      reach.everything ? undefined : catalog.reports.idsReachable(reach.categories, reach.names),
+    );
     const candidates = reach.everything
       ? index.all
       : index.reachable(reach.categories, reach.names);
@@ -185,6 +189,7 @@ export class CatalogService {
     options: { verify?: boolean } = {},
   ): Promise<{ catalog: TenantCatalog; tools: ServedTool[] }> {
     const catalog = await this.store.catalog(tenantId, options);
+    await catalog.reports.prepare();
     return { catalog, tools: this.index(catalog).all };
   }
 }
