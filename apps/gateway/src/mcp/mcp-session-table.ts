@@ -18,6 +18,12 @@ export abstract class McpSessionTable implements SessionHost {
   protected readonly logger = new Logger('McpSessions');
   protected readonly sessions = new Map<string, McpSession>();
   private readonly sweeper: NodeJS.Timeout;
+  /**
+   * How often a session is marked in Redis at most. Another replica expires a session whose
+   * mark is older than the idle limit, so the mark comes at least four times per limit: a
+   * stream held here is never taken for a dead one when this replica's timers run late.
+   */
+  private readonly touchEveryMs: number;
   readonly shared: RedisSessionStore | undefined;
 
   constructor(
@@ -28,6 +34,7 @@ export abstract class McpSessionTable implements SessionHost {
     this.shared = redis ? new RedisSessionStore(redis, config.mcp.sessionIdleMs) : undefined;
     const shortest = Math.min(config.mcp.sessionIdleMs, config.mcp.streamlessIdleMs);
     const every = Math.max(250, Math.min(shortest / 4, 30_000));
+    this.touchEveryMs = Math.min(TOUCH_EVERY_MS, every);
     this.sweeper = setInterval(() => this.closeIdle(), every);
     this.sweeper.unref();
     metrics.describe('gateway_mcp_sessions', 'open MCP sessions on this instance');
@@ -103,11 +110,11 @@ export abstract class McpSessionTable implements SessionHost {
 
   /**
    * Tells Redis the session is in use (a request: it ranks for eviction) or alive (its
-   * stream is open here), at most once a second per session.
+   * stream is open here), at most once a second per session (more often under a short idle limit).
    */
   private touchShared(session: McpSession, why: 'request' | 'stream'): void {
     const now = Date.now();
-    if (!this.shared?.ready || now - session.lastTouched < TOUCH_EVERY_MS) return;
+    if (!this.shared?.ready || now - session.lastTouched < this.touchEveryMs) return;
     session.lastTouched = now;
     const touched =
       why === 'request'

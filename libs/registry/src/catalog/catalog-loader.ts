@@ -148,11 +148,19 @@ export class CatalogLoader {
       this.repository.loadAccess(tenantId),
       this.repository.loadGenerated(tenantId),
     ]);
+    const scope = dataScope(tenant);
     const reports = previous.reports.patch(
       changes.changed,
       changes.removed,
-      dataScope(tenant),
+      scope,
       this.admission.admitter(tenant),
+    );
+    // what changed is judged in the background too, so a bad template shows in the metrics
+    // before anyone lists it (all of them when the data scope changed)
+    this.admission.judgeInBackground(
+      tenant,
+      reports,
+      scope === previous.reports.scope ? changes.changed : undefined,
     );
     const catalog = this.catalogOf(tenant, reports, access, generated);
     this.applied.set(

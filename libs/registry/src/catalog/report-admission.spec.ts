@@ -85,10 +85,16 @@ describe('ReportAdmission', () => {
 
   it('keeps its memory bounded: a forgotten verdict is judged (and counted) again', () => {
     const { metrics, counted } = fakeMetrics();
-    const admission = new ReportAdmission(metrics, { reports: 1, generated: 1, logged: 1 });
+    const admission = new ReportAdmission(metrics, {
+      reports: 1,
+      generated: 1,
+      logged: 1,
+      templates: 1,
+    });
     const admit = admission.admitter(tenant);
     const first = admit(stored('b', BAD));
-    admit(stored('c', BAD));
+    // another template: both the report's verdict and the template's are pushed out
+    admit(stored('c', `${BAD} WHERE 1 = 1`));
     const before = counted.length;
     const again = admit(stored('b', BAD));
     expect(again).not.toBe(first);

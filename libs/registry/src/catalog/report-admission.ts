@@ -86,7 +86,7 @@ export class ReportAdmission {
     this.templates = new LRUCache({ max: limits.templates ?? DEFAULT_LIMITS.templates! });
     metrics.describe(
       'gateway_sql_guard_refusals_total',
-      'report templates the SQL guard refused at load (once per report version), by rule',
+      'report templates the SQL guard refused (once per template judged here; a verdict read from Postgres was counted where it was judged), by rule',
     );
     metrics.describe(
       'gateway_catalog_admission_pending',
@@ -122,14 +122,17 @@ export class ReportAdmission {
    * Judges the templates of a catalog's reports that are not judged yet, in the background:
    * in slices of about ADMISSION_SLICE_MS that yield to the event loop between them, one
    * tenant at a time, and persists the verdicts. A newer catalog of the tenant replaces the
-   * job. What it keeps per report is the verdict by template hash (no tools, no parse trees).
+   * job; the `changed` reports of a refresh are added to the job under way instead. What it
+   * keeps per report is the verdict by template hash (no tools, no parse trees).
    */
-  judgeInBackground(tenant: TenantRecord, set: ReportSet): void {
+  judgeInBackground(tenant: TenantRecord, set: ReportSet, changed?: readonly StoredReport[]): void {
     if (!set.lazy || set.unjudged === 0 || !tenant.dataSchema) return;
     // hashing is left to the job's slices: here only the list of reports is taken
-    const reports = [...set.storedReports()].filter((r) => r.status !== 'disabled');
+    const reports = [...(changed ?? set.storedReports())].filter((r) => r.status !== 'disabled');
     if (reports.length === 0) return;
-    this.jobs.set(tenant.id, { tenant, reports, next: 0 });
+    const running = this.jobs.get(tenant.id);
+    if (changed && running) running.reports.push(...reports);
+    else this.jobs.set(tenant.id, { tenant, reports, next: 0 });
     this.updatePending();
     this.running ??= this.runJobs().finally(() => {
       this.running = undefined;
@@ -177,15 +180,25 @@ export class ReportAdmission {
     report: StoredReport['metadata'],
     scope: DatasourceScope,
   ): TemplateProblem[] {
-    if (!scope.dataSchema) return templateProblems(report, scope);
+    if (!scope.dataSchema) return this.counted(templateProblems(report, scope));
     const hash = templateHash(report, scope);
     const key = `${tenantId}:${hash}`;
     const known = this.templates.get(key);
     if (known) return known;
-    const problems = templateProblems(report, scope);
+    const problems = this.counted(templateProblems(report, scope));
     this.metrics.inc('gateway_sql_guard_runs_total', { source: 'judged' });
     this.templates.set(key, problems);
     this.persist(tenantId, hash, problems);
+    return problems;
+  }
+
+  /**
+   * Counts a refusal by rule where the guard runs (a list's admission or background judging),
+   * so a bad template shows in the metric whether or not anyone can reach its report.
+   */
+  private counted(problems: TemplateProblem[]): TemplateProblem[] {
+    for (const rule of new Set(problems.map((p) => p.rule)))
+      this.metrics.inc('gateway_sql_guard_refusals_total', { rule });
     return problems;
   }
 
@@ -285,9 +298,6 @@ export class ReportAdmission {
     const key = `${tenantId}:${verdict.id}:${verdict.version}`;
     if (this.logged.has(key)) return;
     this.logged.set(key, true);
-    if (status.reason === 'the SQL template was rejected')
-      for (const rule of new Set(status.problems?.map((p) => p.rule)))
-        this.metrics.inc('gateway_sql_guard_refusals_total', { rule });
     const problems = status.problems?.map((p) => p.message).join('; ') ?? '';
     this.logger.warn(
       `report ${tenantId}/${verdict.id} is not served: ${status.reason}${problems ? `: ${problems}` : ''}`,
