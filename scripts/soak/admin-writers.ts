@@ -118,6 +118,7 @@ export class AdminWriters {
     id: string,
     body?: unknown,
   ): Promise<void> {
+    this.model.writing(t0);
     return this.timed.run(op, async () => {
       const r = await this.gw
         .http(root, method, `/v1/admin/reports/${id}`, body)

@@ -63,6 +63,22 @@ export class Judge {
     return this.model.matches(soak, t0 - GRACE_MS, t1) ? 'ok' : 'stale_list';
   }
 
+  /**
+   * The verdict of a list, to give once the model is final for `t1` (see `Timed`). Made
+   * here, not where the list was read, so it holds only the names, never the response.
+   */
+  verdict(
+    via: string,
+    w: Who,
+    format: string,
+    context: string,
+    names: string[],
+    t0: number,
+    t1: number,
+  ): () => string {
+    return () => this.listLogged(via, w, format, context, names, t0, t1);
+  }
+
   /** `list`, and a log line with what the model held when the list is not right */
   listLogged(
     via: string,

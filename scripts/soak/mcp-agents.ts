@@ -77,9 +77,16 @@ export class McpAgents {
       const t0 = this.rec.now();
       const { tools } = await client.listTools().catch(this.renewing(i));
       const t1 = this.rec.now();
-      const names = tools.map((t) => t.name);
-      const judge = () => this.judge.listLogged(`MCP #${i}`, w, 'mcp', '', names, t0, t1);
-      return { status: 200, cls: 'ok', judge };
+      const judge = this.judge.verdict(
+        `MCP #${i}`,
+        w,
+        'mcp',
+        '',
+        tools.map((t) => t.name),
+        t0,
+        t1,
+      );
+      return { status: 200, cls: 'ok', judge, answeredAt: t1 };
     });
   }
 

@@ -118,12 +118,26 @@ export class CatalogModel {
   private readonly history: Array<{ from: number; until: number; names: Set<string> }> = [
     { from: -Infinity, until: Infinity, names: new Set() },
   ];
+  /** when the admin write now in flight was sent (the writer is single), or undefined */
+  private writeSentAt: number | undefined;
   constructor(private readonly rec: Recorder) {}
   get current(): Set<string> {
     return this.history[this.history.length - 1].names;
   }
+  /** a write is sent at `sentAt`: until `set`, lists answered after it cannot be judged */
+  writing(sentAt: number): void {
+    this.writeSentAt = sentAt;
+  }
+  /**
+   * Is the model final for a list answered at `t1`? Yes unless a write sent before `t1` is
+   * still in flight (its commit may already be visible to that list).
+   */
+  settledAt(t1: number): boolean {
+    return this.writeSentAt === undefined || this.writeSentAt > t1;
+  }
   /** a write sent at `sentAt` and answered now left the catalog holding `names` */
   set(names: Set<string>, sentAt: number): void {
+    this.writeSentAt = undefined;
     const last = this.history[this.history.length - 1];
     if (last.names.size === names.size && [...names].every((n) => last.names.has(n))) return;
     last.until = this.rec.now();

@@ -24,10 +24,18 @@ export class RestOps {
       const r = await this.gw.list(w, format, context);
       const cls = this.judge.status(r.status, r.json, t0);
       if (cls !== 'ok') return { status: r.status, cls, detail: JSON.stringify(r.json) };
-      const names = namesOf(format, r.json);
       const t1 = this.rec.now();
-      const judge = () => this.judge.listLogged(`REST ${r.by}`, w, format, context, names, t0, t1);
-      return { status: r.status, cls: 'ok', judge };
+      // the verdict keeps only the names, never the response
+      const judge = this.judge.verdict(
+        `REST ${r.by}`,
+        w,
+        format,
+        context,
+        namesOf(format, r.json),
+        t0,
+        t1,
+      );
+      return { status: r.status, cls: 'ok', judge, answeredAt: t1 };
     });
   }
 

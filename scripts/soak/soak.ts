@@ -83,7 +83,7 @@ async function soak(
   rec.warmupEnd = Math.min(20_000, totalMs * 0.1);
   const model = new CatalogModel(rec);
   const judge = new Judge(baseline, seesSoak, model, rec, own.log);
-  const parts = { own, cluster, gw, rec, model, judge, timed: new Timed(rec), totalMs };
+  const parts = { own, cluster, gw, rec, model, judge, timed: new Timed(rec, model), totalMs };
   const sessionsLost = await runTraffic(parts);
   parts.timed.judgeAll();
   const finalStale = await finalCheck(parts, replicas);
