@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayClient } from './gateway-client';
 import type { Judge } from './judge';
 import { alice, DEMO_CALLS, root } from './model';
@@ -75,7 +76,12 @@ export class McpAgents {
     const w = this.users[i];
     return this.timed.run('mcp_list', async () => {
       const t0 = this.rec.now();
-      const { tools } = await client.listTools().catch(this.renewing(i));
+      // a plain tools/list request: the SDK's listTools() compiles an ajv validator for every
+      // tool's outputSchema on every call and keeps them (about 16 KB a list here), which ran
+      // the driver out of memory on long runs; the gateway sees the same request either way
+      const { tools } = await client
+        .request({ method: 'tools/list', params: {} }, ListToolsResultSchema)
+        .catch(this.renewing(i));
       const t1 = this.rec.now();
       const judge = this.judge.verdict(
         `MCP #${i}`,
