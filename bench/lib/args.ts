@@ -9,6 +9,7 @@ export const SCENARIOS = [
   'generated',
   'cache',
   'ops',
+  'ops-split',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 

@@ -24,6 +24,8 @@ export interface GatewayOptions {
   /** with the V8 CPU profiler on stdin commands (see profilerBoot); written on stop */
   profile?: boolean;
   env?: Record<string, string>;
+  /** 'ignore': the child's stdout goes to /dev/null instead of a pipe drained here */
+  stdout?: 'pipe' | 'ignore';
 }
 
 /** Keeps the last bytes a child wrote, for error messages; the pipe is always drained. */
@@ -94,7 +96,7 @@ export class GatewayProcess {
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env,
-      stdio: [options.profile ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      stdio: [options.profile ? 'pipe' : 'ignore', options.stdout ?? 'pipe', 'pipe'],
     });
     const tail = new Tail();
     child.stdout?.on('data', (d: Buffer) => tail.push(d));

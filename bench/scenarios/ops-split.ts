@@ -1,0 +1,98 @@
+import { alternate } from '../lib/ab';
+import { measureCpu } from '../lib/cpu';
+import { GatewayProcess } from '../lib/gateway';
+import { runLoad, warmUntilStable } from '../lib/load';
+import { log } from '../lib/log';
+import { fmtRps, fmtUs, median } from '../lib/stats';
+import { bearer } from '../lib/tokens';
+import type { BenchContext, ScenarioResult } from '../lib/types';
+import { emptyResult } from '../lib/types';
+
+const LIST_PATH = '/v1/tools?format=openai';
+const ANALYST = { tenant: 'acme', sub: 'bench-ops', roles: ['analyst'] };
+const LIMITS = {
+  LIMIT_USER_CALLS_PER_MIN: '1000000',
+  LIMIT_TENANT_CALLS_PER_MIN: '10000000',
+  LIMIT_TENANT_CONCURRENT_QUERIES: '1000',
+};
+
+/**
+ * Where the ops scenario's on-only cost goes on the warm list: the same gateway build with
+ * each part of "on" alone (access log, metrics), and "on" with its stdout discarded
+ * instead of piped to this process, all measured alternately; CPU per request from /proc.
+ */
+const VARIANTS: { name: string; env: Record<string, string>; stdout?: 'ignore' }[] = [
+  { name: 'off', env: { LOG_LEVEL: 'silent', METRICS_ENABLED: '0' } },
+  { name: 'on', env: { LOG_LEVEL: 'info', ...LIMITS } },
+  { name: 'log only', env: { LOG_LEVEL: 'info', METRICS_ENABLED: '0' } },
+  { name: 'metrics only', env: { LOG_LEVEL: 'silent', ...LIMITS } },
+  { name: 'on, stdout discarded', env: { LOG_LEVEL: 'info', ...LIMITS }, stdout: 'ignore' },
+];
+
+export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResult> {
+  const result = emptyResult();
+  const { tuning } = ctx;
+  const database = await ctx.demo.database();
+  const redisPrefix = ctx.demo.redisPrefix();
+  const auth = await bearer(ANALYST);
+  const gateways: GatewayProcess[] = [];
+  for (const [i, v] of VARIANTS.entries())
+    gateways.push(
+      await GatewayProcess.start(ctx.cleanup, {
+        name: `ops-split-${i}`,
+        database,
+        redisPrefix,
+        env: v.env,
+        stdout: v.stdout,
+      }),
+    );
+  for (const g of gateways) {
+    await g.client.ok(LIST_PATH, { headers: auth });
+    await warmUntilStable(
+      { url: `${g.url}${LIST_PATH}`, headers: auth, connections: tuning.connections },
+      tuning.warmupMinSec,
+      tuning.warmupMaxSec,
+    );
+  }
+  const sides = VARIANTS.map((v, i) => ({
+    name: v.name,
+    run: () =>
+      measureCpu(gateways[i].pid, () =>
+        runLoad({
+          url: `${gateways[i].url}${LIST_PATH}`,
+          headers: auth,
+          connections: tuning.connections,
+          durationSec: tuning.loadSec,
+        }),
+      ),
+  }));
+  const rounds = await alternate(tuning.rounds, sides, (round, r) =>
+    log(
+      `ops-split round ${round + 1}: ${[...r.entries()].map(([n, x]) => `${n} ${fmtRps(x.rps)} ${fmtUs((x.cpu?.userUs ?? 0) + (x.cpu?.systemUs ?? 0))}`).join('; ')}`,
+    ),
+  );
+  for (const g of gateways) await g.stop();
+  const lines = [
+    '| variant | req/s per round | CPU/req per round (user + sys) | median CPU/req | median user | median sys |',
+    '| --- | --- | --- | ---: | ---: | ---: |',
+  ];
+  const json: Record<string, unknown> = {};
+  for (const v of VARIANTS) {
+    const rs = rounds.get(v.name) ?? [];
+    const user = median(rs.map((r) => r.cpu?.userUs ?? Number.NaN));
+    const sys = median(rs.map((r) => r.cpu?.systemUs ?? Number.NaN));
+    const total = median(rs.map((r) => (r.cpu?.userUs ?? 0) + (r.cpu?.systemUs ?? 0)));
+    lines.push(
+      `| ${v.name} | ${rs.map((r) => fmtRps(r.rps)).join(', ')} | ${rs.map((r) => `${fmtUs(r.cpu?.userUs ?? 0)} + ${fmtUs(r.cpu?.systemUs ?? 0)}`).join(', ')} | ${fmtUs(total)} | ${fmtUs(user)} | ${fmtUs(sys)} |`,
+    );
+    json[v.name] = { cpu_us: total, user_us: user, sys_us: sys, rps: median(rs.map((r) => r.rps)) };
+  }
+  result.details.push(
+    `GET ${LIST_PATH} (warm, fast lane), ${tuning.connections} connections, ${tuning.rounds} rounds of ${tuning.loadSec} s, variants in rotating order; CPU per request of each gateway from /proc.`,
+    '',
+    ...lines,
+    '',
+  );
+  result.json = json;
+  return result;
+}
