@@ -24,6 +24,8 @@ export interface GatewayOptions {
   /** with the V8 CPU profiler on stdin commands (see profilerBoot); written on stop */
   profile?: boolean;
   env?: Record<string, string>;
+  /** another build's main.js (A/B of two commits in one run); default: this tree's dist */
+  main?: string;
   /** 'ignore': the child's stdout goes to /dev/null instead of a pipe drained here */
   stdout?: 'pipe' | 'ignore';
 }
@@ -84,7 +86,7 @@ export class GatewayProcess {
       GENERATED_TOOLS_DIR: path.join(RUN_TMP, `${options.name}-tools`),
       ...options.env,
     };
-    let args = [GATEWAY_MAIN];
+    let args = [options.main ?? GATEWAY_MAIN];
     let profileFile: string | undefined;
     if (options.profile) {
       // Kept for DevTools (bench/profiles/ is git-ignored).

@@ -21,12 +21,37 @@ const LIMITS = {
  * each part of "on" alone (access log, metrics), and "on" with its stdout discarded
  * instead of piped to this process, all measured alternately; CPU per request from /proc.
  */
-const VARIANTS: { name: string; env: Record<string, string>; stdout?: 'ignore' }[] = [
-  { name: 'off', env: { LOG_LEVEL: 'silent', METRICS_ENABLED: '0' } },
-  { name: 'on', env: { LOG_LEVEL: 'info', ...LIMITS } },
+interface Variant {
+  name: string;
+  env: Record<string, string>;
+  stdout?: 'ignore';
+  main?: string;
+}
+
+const ON = { LOG_LEVEL: 'info', ...LIMITS };
+const OFF = { LOG_LEVEL: 'silent', METRICS_ENABLED: '0' };
+
+/**
+ * With OPS_SPLIT_BASE=<another build's dist/apps/gateway/src/main.js> (e.g. a worktree of
+ * the commit before a change): on and off of this build and of that one, alternately.
+ */
+function variants(): Variant[] {
+  const base = process.env.OPS_SPLIT_BASE;
+  if (!base) return VARIANTS;
+  return [
+    { name: 'off', env: OFF },
+    { name: 'on', env: ON },
+    { name: 'base off', env: OFF, main: base },
+    { name: 'base on', env: ON, main: base },
+  ];
+}
+
+const VARIANTS: Variant[] = [
+  { name: 'off', env: OFF },
+  { name: 'on', env: ON },
   { name: 'log only', env: { LOG_LEVEL: 'info', METRICS_ENABLED: '0' } },
   { name: 'metrics only', env: { LOG_LEVEL: 'silent', ...LIMITS } },
-  { name: 'on, stdout discarded', env: { LOG_LEVEL: 'info', ...LIMITS }, stdout: 'ignore' },
+  { name: 'on, stdout discarded', env: ON, stdout: 'ignore' },
 ];
 
 export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResult> {
@@ -36,7 +61,8 @@ export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResul
   const redisPrefix = ctx.demo.redisPrefix();
   const auth = await bearer(ANALYST);
   const gateways: GatewayProcess[] = [];
-  for (const [i, v] of VARIANTS.entries())
+  const chosen = variants();
+  for (const [i, v] of chosen.entries())
     gateways.push(
       await GatewayProcess.start(ctx.cleanup, {
         name: `ops-split-${i}`,
@@ -44,6 +70,7 @@ export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResul
         redisPrefix,
         env: v.env,
         stdout: v.stdout,
+        main: v.main,
       }),
     );
   for (const g of gateways) {
@@ -54,7 +81,7 @@ export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResul
       tuning.warmupMaxSec,
     );
   }
-  const sides = VARIANTS.map((v, i) => ({
+  const sides = chosen.map((v, i) => ({
     name: v.name,
     run: () =>
       measureCpu(gateways[i].pid, () =>
@@ -77,7 +104,7 @@ export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResul
     '| --- | --- | --- | ---: | ---: | ---: |',
   ];
   const json: Record<string, unknown> = {};
-  for (const v of VARIANTS) {
+  for (const v of chosen) {
     const rs = rounds.get(v.name) ?? [];
     const user = median(rs.map((r) => r.cpu?.userUs ?? Number.NaN));
     const sys = median(rs.map((r) => r.cpu?.systemUs ?? Number.NaN));
