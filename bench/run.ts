@@ -25,6 +25,7 @@ import { lookupScenario } from './scenarios/lookup';
 import { generatedScenario } from './scenarios/generated';
 import { metaScenario } from './scenarios/meta';
 import { opsScenario } from './scenarios/ops';
+import { opsSplitScenario } from './scenarios/ops-split';
 import { propagationScenario } from './scenarios/propagation';
 import { scaleScenario } from './scenarios/scale';
 import { scaleDistinctScenario } from './scenarios/scale-distinct';
@@ -40,6 +41,7 @@ const RUNNERS: Record<ScenarioName, Scenario> = {
   generated: generatedScenario,
   cache: cacheScenario,
   ops: opsScenario,
+  'ops-split': opsSplitScenario,
 };
 
 const QUICK: Tuning = {

@@ -24,6 +24,10 @@ export interface GatewayOptions {
   /** with the V8 CPU profiler on stdin commands (see profilerBoot); written on stop */
   profile?: boolean;
   env?: Record<string, string>;
+  /** another build's main.js (A/B of two commits in one run); default: this tree's dist */
+  main?: string;
+  /** 'ignore': the child's stdout goes to /dev/null instead of a pipe drained here */
+  stdout?: 'pipe' | 'ignore';
 }
 
 /** Keeps the last bytes a child wrote, for error messages; the pipe is always drained. */
@@ -82,7 +86,7 @@ export class GatewayProcess {
       GENERATED_TOOLS_DIR: path.join(RUN_TMP, `${options.name}-tools`),
       ...options.env,
     };
-    let args = [GATEWAY_MAIN];
+    let args = [options.main ?? GATEWAY_MAIN];
     let profileFile: string | undefined;
     if (options.profile) {
       // Kept for DevTools (bench/profiles/ is git-ignored).
@@ -94,7 +98,7 @@ export class GatewayProcess {
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env,
-      stdio: [options.profile ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      stdio: [options.profile ? 'pipe' : 'ignore', options.stdout ?? 'pipe', 'pipe'],
     });
     const tail = new Tail();
     child.stdout?.on('data', (d: Buffer) => tail.push(d));

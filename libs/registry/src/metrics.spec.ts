@@ -33,4 +33,31 @@ describe('Metrics', () => {
     expect(text).not.toMatch(/^t_hot_total\{/m);
     expect(text).not.toContain('t_other_seconds');
   });
+
+  it("renders a hot-path histogram as prom-client's own observe does", async () => {
+    const values = [0, 0.0005, 0.0007, 0.001, 0.3, 2.5, 10, 11, 1e9, 0.00049];
+    const fast = new Metrics();
+    const a = fast.histogram('t_seconds', { outcome: 'ok', route: 'r' });
+    const b = fast.histogram('t_seconds', { outcome: 'err', route: 'r' });
+    const plain = new Metrics();
+    for (const v of values) {
+      a(v);
+      b(v / 2);
+      plain.observe('t_seconds', { outcome: 'ok', route: 'r' }, v);
+      plain.observe('t_seconds', { outcome: 'err', route: 'r' }, v / 2);
+    }
+    expect(await fast.render()).toBe(await plain.render());
+  });
+
+  it('adds to a series other observations share, and records again after a reset', async () => {
+    const metrics = new Metrics();
+    metrics.observe('t_seconds', { outcome: 'ok' }, 0.002);
+    const timed = metrics.histogram('t_seconds', { outcome: 'ok' });
+    timed(0.003);
+    expect(await metrics.render()).toMatch(/^t_seconds_count\{outcome="ok"\} 2$/m);
+    metrics.registry.resetMetrics();
+    timed(0.003);
+    expect(await metrics.render()).toMatch(/^t_seconds_count\{outcome="ok"\} 1$/m);
+    expect(() => timed(Number.NaN)).toThrow(TypeError);
+  });
 });

@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import { trace } from '@opentelemetry/api';
-import { createLogger, isoTime, LineBatch } from './logger';
+import pino from 'pino';
+import { createLogger, isoTime, LineBatch, writeAccessLine } from './logger';
+import type { AccessFields } from './logger';
 import { runInRequest } from './request-context';
 import type { RequestContext } from './request-context';
 
@@ -110,5 +112,84 @@ describe('LineBatch', () => {
       Array.from({ length: 100 }, (_, i) => i),
     );
     expect(chunks.length).toBeGreaterThan(1);
+  });
+});
+
+describe('writeAccessLine', () => {
+  function capture(level = 'info'): { lines: string[]; log: ReturnType<typeof createLogger> } {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const log = createLogger({ log: { level: level as 'info', format: 'json' } }, sink);
+    return { lines, log };
+  }
+  /** a line without its time, which differs between two writes */
+  const timeless = (line: string) => line.replace(/,"time":"[^"]*"/, '');
+
+  const full: AccessFields = {
+    trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+    method: 'POST',
+    route: '/v1/tools/:name/call',
+    status: 200,
+    tenant: 'acme',
+    user: 'ana@example.com',
+    tool: 'query_report_sales_by_region',
+    kind: 'call',
+    format: 'openai',
+    outcome: 'ok',
+    duration_ms: 12.3,
+    bytes: 5120,
+    fast_lane: true,
+  };
+
+  it.each([
+    ['every field', full],
+    [
+      'the fields a bare request has',
+      {
+        trace_id: full.trace_id,
+        method: 'GET',
+        route: 'unmatched',
+        status: 404,
+        outcome: 'HTTP_404',
+        duration_ms: 0.1,
+      },
+    ],
+    [
+      'ids that need escaping',
+      {
+        ...full,
+        user: 'a "quoted" \\ back\nslash \u0001 é 😀',
+        tenant: 'x'.repeat(150),
+        fast_lane: false,
+        bytes: Number.NaN,
+      },
+    ],
+  ])('writes the line pino writes for log.info(fields, "request"): %s', (_name, fields) => {
+    const ours = capture();
+    writeAccessLine(ours.log, fields);
+    const theirs = capture();
+    theirs.log.info(fields, 'request');
+    expect(ours.lines).toHaveLength(1);
+    expect(timeless(ours.lines[0])).toBe(timeless(theirs.lines[0]));
+    const parsed = JSON.parse(ours.lines[0]) as Record<string, unknown>;
+    expect(new Date(parsed.time as string).toISOString()).toBe(parsed.time);
+  });
+
+  it('writes nothing below info', () => {
+    const { lines, log } = capture('warn');
+    writeAccessLine(log, full);
+    expect(lines).toEqual([]);
+  });
+
+  it('goes through pino for a logger it did not make', () => {
+    const lines: string[] = [];
+    const log = pino({ base: undefined }, { write: (line: string) => void lines.push(line) });
+    writeAccessLine(log, full);
+    expect(JSON.parse(lines[0])).toMatchObject({ level: 30, msg: 'request', ...full });
   });
 });

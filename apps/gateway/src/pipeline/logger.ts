@@ -19,7 +19,7 @@ export function createLogger(
     (settings.log.format === 'pretty'
       ? pretty({ colorize: process.stdout.isTTY, sync: true })
       : batchedStdout());
-  return pino(
+  const logger = pino(
     {
       level: settings.log.level,
       base: undefined,
@@ -30,6 +30,68 @@ export function createLogger(
     },
     stream,
   );
+  OURS.add(logger);
+  return logger;
+}
+
+/** Loggers made by createLogger: their line shape is known (see writeAccessLine). */
+const OURS = new WeakSet<Logger>();
+
+/** The access line's fields, in the order they are written (undefined ones are left out). */
+export interface AccessFields {
+  trace_id: string;
+  method: string;
+  route: string;
+  status: number;
+  tenant?: string;
+  user?: string;
+  tool?: string;
+  kind?: string;
+  format?: string;
+  outcome: string;
+  duration_ms: number;
+  bytes?: number;
+  fast_lane?: boolean;
+}
+
+/**
+ * The access line (`msg: "request"`), at info: the same JSON `log.info(fields, 'request')`
+ * writes (level, time, the fields in order, msg), serialised here in one template and
+ * handed to the logger's destination. pino's generic serialiser (a loop over the fields,
+ * a type switch per value, the mixin) was most of the line's cost on the warm list
+ * (bench/RESULTS.md, ops). A logger not made by createLogger gets the plain pino call.
+ */
+export function writeAccessLine(log: Logger, f: AccessFields): void {
+  if (!log.isLevelEnabled('info')) return;
+  if (!OURS.has(log)) return void log.info(f, 'request');
+  const stream = (log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
+  stream.write(
+    `{"level":"info"${isoTime()},"trace_id":${str(f.trace_id)},"method":${str(f.method)},"route":${str(f.route)},"status":${num(f.status)}${
+      f.tenant === undefined ? '' : `,"tenant":${str(f.tenant)}`
+    }${f.user === undefined ? '' : `,"user":${str(f.user)}`}${
+      f.tool === undefined ? '' : `,"tool":${str(f.tool)}`
+    }${f.kind === undefined ? '' : `,"kind":${str(f.kind)}`}${
+      f.format === undefined ? '' : `,"format":${str(f.format)}`
+    },"outcome":${str(f.outcome)},"duration_ms":${num(f.duration_ms)}${
+      f.bytes === undefined ? '' : `,"bytes":${num(f.bytes)}`
+    }${f.fast_lane === undefined ? '' : `,"fast_lane":${f.fast_lane}`},"msg":"request"}\n`,
+  );
+}
+
+/** A JSON string: quoted as is when no character needs escaping (most ids), else stringify. */
+function str(value: string): string {
+  if (value.length > 100) return JSON.stringify(value);
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 32 || c === 34 || c === 92 || (c >= 0xd800 && c <= 0xdfff))
+      return JSON.stringify(value);
+  }
+  return `"${value}"`;
+}
+
+/** A JSON number as pino writes one (a non-finite number is null). */
+function num(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null';
 }
 
 /** What the mixin returns when it has nothing to add (never written to). */

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Metrics } from '@app/registry';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from 'pino';
+import { writeAccessLine } from './logger';
 import type { RequestContext } from './request-context';
 import { SeriesCache, statusClass } from './series';
 
@@ -91,24 +92,21 @@ export class RequestRecorder {
     outcome: string,
   ): void {
     const length = response.getHeader('content-length');
-    this.log.info(
-      {
-        trace_id: ctx.traceId,
-        method: ctx.method,
-        route: ctx.route,
-        status,
-        tenant: ctx.principal?.tenantId,
-        user: ctx.principal?.userId,
-        tool: ctx.tool,
-        kind: ctx.kind,
-        format: ctx.format,
-        outcome,
-        duration_ms: Math.round(seconds * 10_000) / 10,
-        bytes: length === undefined ? undefined : Number(length),
-        fast_lane: ctx.fastLane,
-      },
-      'request',
-    );
+    writeAccessLine(this.log, {
+      trace_id: ctx.traceId,
+      method: ctx.method,
+      route: ctx.route,
+      status,
+      tenant: ctx.principal?.tenantId,
+      user: ctx.principal?.userId,
+      tool: ctx.tool,
+      kind: ctx.kind,
+      format: ctx.format,
+      outcome,
+      duration_ms: Math.round(seconds * 10_000) / 10,
+      bytes: length === undefined ? undefined : Number(length),
+      fast_lane: ctx.fastLane,
+    });
   }
 
   private observe(name: string, seconds: number, ...values: string[]): void {

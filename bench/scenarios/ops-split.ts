@@ -1,0 +1,125 @@
+import { alternate } from '../lib/ab';
+import { measureCpu } from '../lib/cpu';
+import { GatewayProcess } from '../lib/gateway';
+import { runLoad, warmUntilStable } from '../lib/load';
+import { log } from '../lib/log';
+import { fmtRps, fmtUs, median } from '../lib/stats';
+import { bearer } from '../lib/tokens';
+import type { BenchContext, ScenarioResult } from '../lib/types';
+import { emptyResult } from '../lib/types';
+
+const LIST_PATH = '/v1/tools?format=openai';
+const ANALYST = { tenant: 'acme', sub: 'bench-ops', roles: ['analyst'] };
+const LIMITS = {
+  LIMIT_USER_CALLS_PER_MIN: '1000000',
+  LIMIT_TENANT_CALLS_PER_MIN: '10000000',
+  LIMIT_TENANT_CONCURRENT_QUERIES: '1000',
+};
+
+/**
+ * Where the ops scenario's on-only cost goes on the warm list: the same gateway build with
+ * each part of "on" alone (access log, metrics), and "on" with its stdout discarded
+ * instead of piped to this process, all measured alternately; CPU per request from /proc.
+ */
+interface Variant {
+  name: string;
+  env: Record<string, string>;
+  stdout?: 'ignore';
+  main?: string;
+}
+
+const ON = { LOG_LEVEL: 'info', ...LIMITS };
+const OFF = { LOG_LEVEL: 'silent', METRICS_ENABLED: '0' };
+
+/**
+ * With OPS_SPLIT_BASE=<another build's dist/apps/gateway/src/main.js> (e.g. a worktree of
+ * the commit before a change): on and off of this build and of that one, alternately.
+ */
+function variants(): Variant[] {
+  const base = process.env.OPS_SPLIT_BASE;
+  if (!base) return VARIANTS;
+  return [
+    { name: 'off', env: OFF },
+    { name: 'on', env: ON },
+    { name: 'base off', env: OFF, main: base },
+    { name: 'base on', env: ON, main: base },
+  ];
+}
+
+const VARIANTS: Variant[] = [
+  { name: 'off', env: OFF },
+  { name: 'on', env: ON },
+  { name: 'log only', env: { LOG_LEVEL: 'info', METRICS_ENABLED: '0' } },
+  { name: 'metrics only', env: { LOG_LEVEL: 'silent', ...LIMITS } },
+  { name: 'on, stdout discarded', env: ON, stdout: 'ignore' },
+];
+
+export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResult> {
+  const result = emptyResult();
+  const { tuning } = ctx;
+  const database = await ctx.demo.database();
+  const redisPrefix = ctx.demo.redisPrefix();
+  const auth = await bearer(ANALYST);
+  const gateways: GatewayProcess[] = [];
+  const chosen = variants();
+  for (const [i, v] of chosen.entries())
+    gateways.push(
+      await GatewayProcess.start(ctx.cleanup, {
+        name: `ops-split-${i}`,
+        database,
+        redisPrefix,
+        env: v.env,
+        stdout: v.stdout,
+        main: v.main,
+      }),
+    );
+  for (const g of gateways) {
+    await g.client.ok(LIST_PATH, { headers: auth });
+    await warmUntilStable(
+      { url: `${g.url}${LIST_PATH}`, headers: auth, connections: tuning.connections },
+      tuning.warmupMinSec,
+      tuning.warmupMaxSec,
+    );
+  }
+  const sides = chosen.map((v, i) => ({
+    name: v.name,
+    run: () =>
+      measureCpu(gateways[i].pid, () =>
+        runLoad({
+          url: `${gateways[i].url}${LIST_PATH}`,
+          headers: auth,
+          connections: tuning.connections,
+          durationSec: tuning.loadSec,
+        }),
+      ),
+  }));
+  const rounds = await alternate(tuning.rounds, sides, (round, r) =>
+    log(
+      `ops-split round ${round + 1}: ${[...r.entries()].map(([n, x]) => `${n} ${fmtRps(x.rps)} ${fmtUs((x.cpu?.userUs ?? 0) + (x.cpu?.systemUs ?? 0))}`).join('; ')}`,
+    ),
+  );
+  for (const g of gateways) await g.stop();
+  const lines = [
+    '| variant | req/s per round | CPU/req per round (user + sys) | median CPU/req | median user | median sys |',
+    '| --- | --- | --- | ---: | ---: | ---: |',
+  ];
+  const json: Record<string, unknown> = {};
+  for (const v of chosen) {
+    const rs = rounds.get(v.name) ?? [];
+    const user = median(rs.map((r) => r.cpu?.userUs ?? Number.NaN));
+    const sys = median(rs.map((r) => r.cpu?.systemUs ?? Number.NaN));
+    const total = median(rs.map((r) => (r.cpu?.userUs ?? 0) + (r.cpu?.systemUs ?? 0)));
+    lines.push(
+      `| ${v.name} | ${rs.map((r) => fmtRps(r.rps)).join(', ')} | ${rs.map((r) => `${fmtUs(r.cpu?.userUs ?? 0)} + ${fmtUs(r.cpu?.systemUs ?? 0)}`).join(', ')} | ${fmtUs(total)} | ${fmtUs(user)} | ${fmtUs(sys)} |`,
+    );
+    json[v.name] = { cpu_us: total, user_us: user, sys_us: sys, rps: median(rs.map((r) => r.rps)) };
+  }
+  result.details.push(
+    `GET ${LIST_PATH} (warm, fast lane), ${tuning.connections} connections, ${tuning.rounds} rounds of ${tuning.loadSec} s, variants in rotating order; CPU per request of each gateway from /proc.`,
+    '',
+    ...lines,
+    '',
+  );
+  result.json = json;
+  return result;
+}
