@@ -11,10 +11,12 @@
  *                ALTER ROLE ... SET would have them (options -c ...), query alone
  * - login-role-named: the same with a named prepared statement (parse and plan once per
  *                connection): the saving per-report named statements could bring
+ * - pipelined-named: the executor since ADR 0005 (GuardedRead with the report's named
+ *                statement: setup + Bind/Execute of a statement parsed once per connection)
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg as osLoad } from 'node:os';
-import { connectPostgres } from '@app/db';
+import { connectPostgres, namedStatement } from '@app/db';
 import pg from 'pg';
 import { sessionSetup } from '@app/registry';
 import { ensureTemplate, databaseUrl } from '../test/support/template-database';
@@ -31,6 +33,7 @@ ORDER BY i.line_no
 ) AS report_rows LIMIT $2 OFFSET $3`;
 const LIMITS = { statementTimeoutMs: 5000, workMemKb: 8192, tempFileLimitKb: 262144 };
 const POOL = 10;
+const LOOKUP = namedStatement('acme', 'tenant_acme', 'order_lookup', 1, SQL);
 const CONCURRENCY = 10;
 
 const loadavg = () =>
@@ -121,6 +124,17 @@ async function main(): Promise<void> {
         values: [id, 21, 0],
         maxBytes: 256 * 1024,
         timeoutMs: 6000,
+      });
+      return r.rows.length;
+    },
+    'pipelined-named': async (id) => {
+      const r = await handle.guardedRead({
+        setup,
+        text: SQL,
+        values: [id, 21, 0],
+        maxBytes: 256 * 1024,
+        timeoutMs: 6000,
+        statement: LOOKUP,
       });
       return r.rows.length;
     },

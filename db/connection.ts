@@ -2,10 +2,16 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from './database';
-import { GuardedRead, prepareQueryValue, ResultTooLargeError } from './guarded-read';
+import {
+  GuardedRead,
+  prepareQueryValue,
+  ResultTooLargeError,
+  StatementOutOfSyncError,
+} from './guarded-read';
 import type { GuardedReadRequest, GuardedReadResult } from './guarded-read';
 import { Mutex } from './mutex';
 import { PGliteDialect } from './pglite-dialect';
+import { PreparedStatements, STATEMENTS_PER_CONNECTION } from './prepared-statements';
 import { VALUE_PARSERS } from './type-parsers';
 
 export interface SqlField {
@@ -82,7 +88,12 @@ const pgTypes = {
     VALUE_PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text'),
 };
 
-export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
+export function connectPostgres(
+  url: string,
+  poolSize = 10,
+  /** named statements per connection before the least recently used is closed (ADR 0005) */
+  statementLimit = STATEMENTS_PER_CONNECTION,
+): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
   // Health checks get a connection of their own: a pool busy with report queries is working,
   // and readiness must not wait behind them (a load balancer would take a busy replica out).
@@ -95,6 +106,39 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
   // a client is idle; Kysely's transactions hold one): the next query on it fails instead.
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // Named statements each connection holds, as the server confirmed them; they go with it.
+  const prepared = new WeakMap<pg.PoolClient, PreparedStatements>();
+  const statementsOf = (client: pg.PoolClient): PreparedStatements => {
+    let statements = prepared.get(client);
+    if (!statements) prepared.set(client, (statements = new PreparedStatements(statementLimit)));
+    return statements;
+  };
+  const readOnce = async (request: GuardedReadRequest): Promise<GuardedReadResult> => {
+    const client = await pool.connect();
+    // a dropped connection makes the client emit 'error'; the read reports it instead
+    const onError = (): void => undefined;
+    client.on('error', onError);
+    const statements = request.statement ? statementsOf(client) : undefined;
+    const read = new GuardedRead(request, pgTypes.getTypeParser, statements);
+    let broken: Error | undefined;
+    try {
+      void client.query(read);
+      return await read.done;
+    } catch (err) {
+      // bookkeeping that disagrees with the server is not repaired in place: drop it all
+      if (err instanceof StatementOutOfSyncError) broken = err;
+      throw err;
+    } finally {
+      broken ??= read.broken;
+      if (!broken && read.needsRollback) {
+        await client.query('ROLLBACK').catch((err: Error) => {
+          broken = err;
+        });
+      }
+      client.release(broken);
+      client.removeListener('error', onError);
+    }
+  };
   return {
     kind: 'postgres',
     db,
@@ -140,24 +184,13 @@ export function connectPostgres(url: string, poolSize = 10): DatabaseHandle {
     async guardedRead(request) {
       // values are mapped before anything is written, so a bad one cannot leave half a pipeline
       const values = request.values.map((v) => prepareQueryValue(v));
-      const client = await pool.connect();
-      // a dropped connection makes the client emit 'error'; the read reports it instead
-      const onError = (): void => undefined;
-      client.on('error', onError);
-      const read = new GuardedRead({ ...request, values }, pgTypes.getTypeParser);
-      let broken: Error | undefined;
       try {
-        void client.query(read);
-        return await read.done;
-      } finally {
-        broken = read.broken;
-        if (!broken && read.needsRollback) {
-          await client.query('ROLLBACK').catch((err: Error) => {
-            broken = err;
-          });
-        }
-        client.release(broken);
-        client.removeListener('error', onError);
+        return await readOnce({ ...request, values });
+      } catch (err) {
+        // The query did not run (its Parse or Bind failed) and that connection is gone: once
+        // more without the named statement, which cannot be out of sync on any connection.
+        if (!(err instanceof StatementOutOfSyncError)) throw err;
+        return readOnce({ ...request, values, statement: undefined });
       }
     },
     ping: (timeoutMs) =>

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import pg from 'pg';
 import type { SqlField } from './connection';
+import type { NamedStatement, PreparedStatements } from './prepared-statements';
 
 /** A read of untrusted SQL: the settings that contain it, the query, and what it may return. */
 export interface GuardedReadRequest {
@@ -16,6 +17,11 @@ export interface GuardedReadRequest {
   maxBytes: number;
   /** The client gives up this long after sending; the connection is then dropped. */
   timeoutMs: number;
+  /**
+   * Run `text` as this named statement (parsed once per connection, ADR 0005) instead of the
+   * unnamed one. Only for SQL fixed per report version; the name must cover the tenant.
+   */
+  statement?: NamedStatement;
 }
 
 export interface GuardedReadResult {
@@ -37,13 +43,38 @@ export class ResultTooLargeError extends Error {
   }
 }
 
+/**
+ * The server and this connection's bookkeeping of named statements disagree (a name lost to
+ * DEALLOCATE / DISCARD, one prepared behind the gateway's back, a cached plan whose result type
+ * changed with the schema). The query did not run (the error came at its Parse or Bind); the
+ * connection must be dropped and the read may be retried without the named statement.
+ */
+export class StatementOutOfSyncError extends Error {
+  constructor(override readonly cause: Error) {
+    super(`named statement out of sync with the server: ${cause.message}`);
+  }
+}
+
+/** SQLSTATEs that, at the statement's Parse or Bind, mean the bookkeeping is wrong. */
+const OUT_OF_SYNC = new Set([
+  '26000', // invalid_sql_statement_name: the name was lost on the server
+  '42P05', // duplicate_prepared_statement: the server has a name we did not record
+  '0A000', // feature_not_supported: "cached plan must not change result type"
+]);
+
 /** What the socket may carry past the byte cap (protocol framing, the row that crossed it). */
 const SOCKET_SLACK = 64 * 1024;
 
+/** answers pg's Client does not pass to the active query; the connection emits them */
+type Answer = 'parseComplete' | 'bindComplete' | 'closeComplete';
+
 interface Connection {
   stream: Socket;
+  on(event: Answer, listener: () => void): unknown;
+  removeListener(event: Answer, listener: () => void): unknown;
+  close(msg: { type: 'S'; name: string }): void;
   parse(query: { text: string; name?: string; types?: number[] }): void;
-  bind(config: { values?: unknown[] }): void;
+  bind(config: { statement?: string; values?: unknown[] }): void;
   describe(msg: { type: 'P' | 'S'; name?: string }): void;
   execute(config: { rows?: number }): void;
   sync(): void;
@@ -86,7 +117,31 @@ export class GuardedRead implements pg.Submittable {
   private socketBytes = 0;
   private error: Error | undefined;
   private stream: Socket | undefined;
+  private connection: Connection | undefined;
+  private listening = false;
   private timer: NodeJS.Timeout | undefined;
+  /** the named statement in use, and whether this write parses it */
+  private named: { parse: boolean } | undefined;
+  private closes: string[] = [];
+  private parseCompletes = 0;
+  private closeCompletes = 0;
+  private bindCompletes = 0;
+  private commandCompletes = 0;
+  // Answers come in the order of the write: the n-th CloseComplete is the n-th Close, and the
+  // statement's ParseComplete is the one after the setup's. Only these update the bookkeeping.
+  private readonly onCloseComplete = (): void => {
+    const name = this.closes[this.closeCompletes++];
+    if (name !== undefined) this.statements?.closed(name);
+  };
+  private readonly onParseComplete = (): void => {
+    this.parseCompletes++;
+    const { statement } = this.request;
+    if (this.named?.parse && statement && this.parseCompletes === this.request.setup.length + 1)
+      this.statements?.parsed(statement);
+  };
+  private readonly onBindComplete = (): void => {
+    this.bindCompletes++;
+  };
   private readonly onData = (chunk: Buffer): void => {
     this.socketBytes += chunk.length;
     if (this.socketBytes > this.request.maxBytes * 2 + SOCKET_SLACK)
@@ -96,6 +151,8 @@ export class GuardedRead implements pg.Submittable {
   constructor(
     private readonly request: GuardedReadRequest,
     private readonly getTypeParser: GetTypeParser,
+    /** this connection's named statements; without it the unnamed statement is used */
+    private readonly statements?: PreparedStatements,
   ) {
     this.done = new Promise<GuardedReadResult>((resolve, reject) => {
       this.resolve = resolve;
@@ -108,15 +165,37 @@ export class GuardedRead implements pg.Submittable {
     const connection = driverConnection as unknown as Connection;
     const stream = connection.stream;
     this.stream = stream;
+    this.connection = connection;
+    const { setup, statement } = this.request;
+    const statements = this.statements;
+    // evicted names first: nothing before them can fail and skip them
+    this.closes = statements?.closing() ?? [];
+    let name: string | undefined;
+    let parse = true;
+    if (statement && statements) {
+      if (statements.isPrepared(statement)) {
+        name = statement.name;
+        parse = false;
+      } else if (statements.mayParse(statement)) {
+        name = statement.name;
+      }
+    }
+    this.named = name === undefined ? undefined : { parse };
+    connection.on('parseComplete', this.onParseComplete);
+    connection.on('closeComplete', this.onCloseComplete);
+    connection.on('bindComplete', this.onBindComplete);
+    this.listening = true;
     stream.cork();
     try {
-      for (const text of this.request.setup) {
+      for (const closing of this.closes) connection.close({ type: 'S', name: closing });
+      for (const text of setup) {
         connection.parse({ text });
         connection.bind({});
         connection.execute({});
       }
-      connection.parse({ text: this.request.text, types: [] });
-      connection.bind({ values: [...this.request.values] });
+      // parsed after the setup: under the tenant's search_path and role, inside the transaction
+      if (parse) connection.parse({ text: this.request.text, name, types: [] });
+      connection.bind({ statement: name, values: [...this.request.values] });
       connection.describe({ type: 'P' });
       connection.execute({ rows: 0 });
       connection.parse({ text: 'ROLLBACK' });
@@ -156,7 +235,21 @@ export class GuardedRead implements pg.Submittable {
     this.rows.push(row);
   }
 
-  handleCommandComplete(): void {}
+  /**
+   * The query's own command tag must be a SELECT's. Anything else that got this far (PREPARE,
+   * DEALLOCATE: they survive the ROLLBACK and would replace or drop the connection's named
+   * statements, which serve every tenant) fails the read and takes its connection with it.
+   */
+  handleCommandComplete(msg: { text?: string }): void {
+    this.commandCompletes++;
+    if (this.commandCompletes !== this.request.setup.length + 1) return;
+    const tag = msg.text ?? '';
+    if (!tag.startsWith('SELECT ') && !this.settled) {
+      this.broken ??= new Error(`only a SELECT may run here, not ${tag.split(' ')[0] || 'this'}`);
+      this.error ??= this.broken;
+      this.rows = [];
+    }
+  }
   handleEmptyQuery(): void {}
   handlePortalSuspended(): void {}
   handleCopyInResponse(): void {}
@@ -168,13 +261,24 @@ export class GuardedRead implements pg.Submittable {
    */
   handleError(err: Error): void {
     if (this.settled) return;
-    this.error ??= err;
+    this.error ??= this.outOfSync(err) ? new StatementOutOfSyncError(err) : err;
     if (!this.broken) this.needsRollback = true;
     this.finish();
   }
 
   handleReadyForQuery(): void {
     this.finish();
+  }
+
+  /** An error at the named statement's Parse or Bind that says the bookkeeping is wrong. */
+  private outOfSync(err: Error): boolean {
+    // the setup ran to the end and the statement's Bind did not complete: its Parse or Bind failed
+    const setupDone = this.request.setup.length;
+    if (!this.named || this.commandCompletes !== setupDone || this.bindCompletes !== setupDone)
+      return false;
+    const code = (err as { code?: unknown }).code;
+    if (typeof code !== 'string' || !OUT_OF_SYNC.has(code)) return false;
+    return this.named.parse ? code === '42P05' : code !== '42P05';
   }
 
   private abandon(err: Error): void {
@@ -191,6 +295,11 @@ export class GuardedRead implements pg.Submittable {
     this.settled = true;
     clearTimeout(this.timer);
     this.stream?.removeListener('data', this.onData);
+    if (this.listening) {
+      this.connection?.removeListener('parseComplete', this.onParseComplete);
+      this.connection?.removeListener('closeComplete', this.onCloseComplete);
+      this.connection?.removeListener('bindComplete', this.onBindComplete);
+    }
     if (this.error) this.reject(this.error);
     else this.resolve({ fields: this.fields, rows: this.rows, bytes: this.rowBytes });
   }

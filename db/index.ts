@@ -1,6 +1,7 @@
 export * from './connection';
 export * from './database';
 export * from './guarded-read';
+export * from './prepared-statements';
 export * from './demo-catalog';
 export * from './migrate';
 export * from './seed';

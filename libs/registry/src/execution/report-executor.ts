@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { columnTypeName, ResultTooLargeError } from '@app/db';
-import type { DatabaseHandle, GuardedReadResult, SqlResult } from '@app/db';
+import { columnTypeName, namedStatement, ResultTooLargeError } from '@app/db';
+import type { DatabaseHandle, GuardedReadResult, NamedStatement, SqlResult } from '@app/db';
 import type { ReportTool } from '@app/templates';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Principal } from '../access/principal';
@@ -22,6 +22,11 @@ const QUERY_CANCELED = '57014';
 @Injectable()
 export class ReportExecutor {
   private readonly logger = new Logger(ReportExecutor.name);
+  /** each report version's statement name, for the tenant it was last run for */
+  private readonly statements = new WeakMap<
+    ReportTool,
+    { tenantId: string; dataSchema: string; statement: NamedStatement }
+  >();
 
   constructor(
     @Inject(DATABASE) private readonly database: DatabaseHandle,
@@ -49,7 +54,14 @@ export class ReportExecutor {
     ];
     let result: GuardedReadResult;
     try {
-      result = await this.read(catalog.tenant, paged.text, values, maxBytes, timeoutMs);
+      result = await this.read(
+        catalog.tenant,
+        paged.text,
+        values,
+        maxBytes,
+        timeoutMs,
+        this.statementFor(catalog.tenant, tool),
+      );
     } catch (err) {
       return this.describeFailure(name, err, timeoutMs);
     }
@@ -70,6 +82,31 @@ export class ReportExecutor {
       },
       rowsJson,
     );
+  }
+
+  /**
+   * The named statement a report version runs as for this tenant (ADR 0005): parsed once per
+   * pooled connection. Ad hoc SQL (runReadOnly) keeps the unnamed statement.
+   */
+  private statementFor(
+    tenant: { id: string; dataSchema: string | null },
+    tool: ReportTool,
+  ): NamedStatement | undefined {
+    const dataSchema = tenant.dataSchema;
+    if (!dataSchema) return undefined;
+    const known = this.statements.get(tool);
+    if (known && known.tenantId === tenant.id && known.dataSchema === dataSchema)
+      return known.statement;
+    const { report } = tool;
+    const statement = namedStatement(
+      tenant.id,
+      dataSchema,
+      report.id,
+      report.version,
+      tool.pagedQuery.text,
+    );
+    this.statements.set(tool, { tenantId: tenant.id, dataSchema, statement });
+    return statement;
   }
 
   private tooLarge(
@@ -113,6 +150,7 @@ export class ReportExecutor {
     values: readonly unknown[],
     maxBytes: number,
     timeoutMs: number,
+    statement?: NamedStatement,
   ): Promise<GuardedReadResult> {
     if (!tenant.dataSchema) throw new Error(`tenant ${tenant.id} has no datasource`);
     const setup = sessionSetup(
@@ -124,7 +162,14 @@ export class ReportExecutor {
     const attributes = { 'db.system': 'postgresql', 'gateway.tenant': tenant.id };
     // The client gives up shortly after the server should have; a hung connection is dropped.
     return withSpan('sql', attributes, () =>
-      this.database.guardedRead({ setup, text, values, maxBytes, timeoutMs: timeoutMs + 1000 }),
+      this.database.guardedRead({
+        setup,
+        text,
+        values,
+        maxBytes,
+        timeoutMs: timeoutMs + 1000,
+        statement,
+      }),
     );
   }
 
