@@ -3,7 +3,8 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { RequestPipeline } from '../pipeline/request-pipeline';
 import { AsHotPath } from '../http/hot-paths';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
-import { McpServerFactory, toolsListFrame } from './mcp-server.factory';
+import { McpServerFactory } from './mcp-server.factory';
+import { toolsListFrame } from './mcp-list-frame';
 import { McpSessions, ownerOf } from './mcp-sessions.service';
 import type { McpSession } from './mcp-session';
 import type { Principal } from '@app/registry';

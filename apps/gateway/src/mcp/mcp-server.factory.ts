@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { CatalogService } from '@app/registry';
 import { SelectionService } from '@app/selection';
 import type { DisclosurePolicy } from '@app/selection';
@@ -7,13 +6,17 @@ import { resultText } from '@app/templates';
 import { Inject, Injectable } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { mcpCallFailure, RPC, rpcError } from '../errors';
 import { currentRequest } from '../pipeline/request-context';
 import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';
+import { listedTools, toolsOf } from './mcp-list-frame';
+import type { ListedTools } from './mcp-list-frame';
+
+export type { ListedTools } from './mcp-list-frame';
 
 /**
  * Who a session serves: the principal that opened it (used only to tell when the owner's list
@@ -45,45 +48,6 @@ function requestPrincipal(extra: { authInfo?: AuthInfo }): Principal {
   const principal = extra.authInfo?.extra?.principal as Principal | undefined;
   if (!principal) throw rpcError(RPC.invalidRequest, 'the request is not authenticated');
   return principal;
-}
-
-/**
- * A session's tool list: the shared list body (`GET /v1/tools?format=mcp` of the same toolset,
- * L1 and L2 in CatalogService) and a fingerprint that changes when any tool of it does.
- */
-export interface ListedTools {
-  /** `{"tools":[...]}` as UTF-8 */
-  readonly body: Buffer;
-  /** sha256 (base64url) of the tools array's JSON */
-  readonly fingerprint: string;
-}
-
-const TOOLS_OPEN = Buffer.byteLength('{"tools":');
-const RESULT_OPEN = Buffer.from('{"result":');
-/** one per body held: it lives as long as the body does in the list cache */
-const listedByBody = new WeakMap<Buffer, ListedTools>();
-
-function listedTools(body: Buffer): ListedTools {
-  let listed = listedByBody.get(body);
-  if (!listed) {
-    const tools = body.subarray(TOOLS_OPEN, body.length - 1);
-    listed = { body, fingerprint: createHash('sha256').update(tools).digest('base64url') };
-    listedByBody.set(body, listed);
-  }
-  return listed;
-}
-
-/** The tools of a list, parsed for the SDK (which serialises them again, to the same bytes). */
-function toolsOf(listed: ListedTools): Tool[] {
-  return (JSON.parse(listed.body.toString('utf8')) as { tools: Tool[] }).tools;
-}
-
-/**
- * A tools/list response as the SDK serialises it (`{"result":{"tools":[...]},"jsonrpc":"2.0",
- * "id":<id>}`), for answers written without the SDK; pinned against the SDK by hot-paths.e2e.
- */
-export function toolsListFrame(listed: ListedTools, id: string | number): Buffer[] {
-  return [RESULT_OPEN, listed.body, Buffer.from(`,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`)];
 }
 
 /**
