@@ -11,6 +11,9 @@ import type { Proposal } from './proposal.repository';
 import { installedDecision } from './proposal-outcomes';
 import type { Decision } from './proposal-outcomes';
 import { RuntimeGate } from './runtime-gate';
+import type { RuntimeVerdict } from './runtime-gate';
+
+type PassedVerdict = Extract<RuntimeVerdict, { ok: true }>;
 import { ToolFiles } from './tool-files';
 
 /**
@@ -55,8 +58,23 @@ export class ToolInstaller {
     });
     const verdict = await this.gates.timed('runtime', () => this.runtime.check(scope, proposal));
     if (!verdict.ok) return fail(verdict.message);
-    // row and file as one recoverable step: the file goes in place inside the transaction,
-    // after the row; if anything fails before the commit, both are as they were
+    if (!(await this.record(tenantId, proposal, verdict, approver)))
+      return fail('install: the tool could not be recorded (the database refused the write)');
+    // read-your-writes on this instance; the others hear the NOTIFY
+    this.store.invalidate(tenantId);
+    return installedDecision(proposal, verdict.smokeTested ? verdict.preview : null);
+  }
+
+  /**
+   * Row and file as one recoverable step: the file goes in place inside the transaction,
+   * after the row; if anything fails before the commit, both are as they were (false).
+   */
+  private async record(
+    tenantId: string,
+    proposal: Proposal,
+    verdict: PassedVerdict,
+    approver: string,
+  ): Promise<boolean> {
     const temp = await this.files.writeTemp(tenantId, proposal.name, proposal.source);
     let swap: { commit(): Promise<void>; undo(): Promise<void> } | undefined;
     try {
@@ -80,13 +98,11 @@ export class ToolInstaller {
       this.logger.error(
         `installing ${tenantId}/${proposal.name} failed and was undone: ${err instanceof Error ? err.message : String(err)}`,
       );
-      return fail('install: the tool could not be recorded (the database refused the write)');
+      return false;
     }
     await swap?.commit().catch(() => undefined);
     await this.files.discard(temp);
-    // read-your-writes on this instance; the others hear the NOTIFY
-    this.store.invalidate(tenantId);
-    return installedDecision(proposal, verdict.smokeTested ? verdict.preview : null);
+    return true;
   }
 
   /** The runtime gate's refusal, settled as failed; an installed version keeps working. */

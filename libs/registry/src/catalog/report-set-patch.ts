@@ -53,13 +53,24 @@ export function patchedParts(
     if (list) list.push(id);
     else added.set(category, [id]);
   }
+  rebuildCategories(parts.byCategory, next.byCategory, dirtyCategories, touched, added);
+  return next;
+}
+
+/** The member lists of the categories a patch touched: the untouched members, then the added. */
+function rebuildCategories(
+  before: ReadonlyMap<string, readonly string[]>,
+  byCategory: Map<string, readonly string[]>,
+  dirtyCategories: ReadonlySet<string>,
+  touched: ReadonlySet<string>,
+  added: ReadonlyMap<string, string[]>,
+): void {
   for (const category of dirtyCategories) {
     const members = [
-      ...(parts.byCategory.get(category) ?? []).filter((id) => !touched.has(id)),
+      ...(before.get(category) ?? []).filter((id) => !touched.has(id)),
       ...(added.get(category) ?? []),
     ];
-    if (members.length > 0) next.byCategory.set(category, members);
-    else next.byCategory.delete(category);
+    if (members.length > 0) byCategory.set(category, members);
+    else byCategory.delete(category);
   }
-  return next;
 }
