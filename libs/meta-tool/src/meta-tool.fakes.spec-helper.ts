@@ -1,7 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AccessPolicy } from '@app/registry';
+import { Logger } from '@nestjs/common';
 import type { BuiltinTools, CatalogStore, Metrics, Principal, TenantCatalog } from '@app/registry';
 import type { ProposalInput } from './contract';
 import type { GeneratedDataAccess, RunScope } from './data-access';
@@ -305,5 +306,23 @@ export function setup(options: Partial<MetaToolOptions> = {}) {
     review,
     events,
     catalog,
+  };
+}
+
+/**
+ * `setup` for a spec file that makes many: Nest's logger is quiet while the file runs, and
+ * every tool directory made is removed after it. Call at the top level of the spec file.
+ */
+export function setupPerFile(): typeof setup {
+  const directories: string[] = [];
+  beforeAll(() => Logger.overrideLogger(false));
+  afterAll(() => {
+    Logger.overrideLogger(['log', 'error', 'warn']);
+    for (const dir of directories) rmSync(dir, { recursive: true, force: true });
+  });
+  return (options = {}) => {
+    const made = setup(options);
+    directories.push(made.directory);
+    return made;
   };
 }

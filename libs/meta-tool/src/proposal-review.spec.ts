@@ -1,22 +1,20 @@
-import { rmSync } from 'node:fs';
-import { Logger } from '@nestjs/common';
 import { DecisionEvents } from './decision-events';
 import type { DecisionEvent } from './proposal-outcomes';
-import { analyst, author, reviewer, setup, TENANT, toolCode } from './meta-tool.fakes.spec-helper';
+import {
+  analyst,
+  author,
+  reviewer,
+  setupPerFile,
+  TENANT,
+  toolCode,
+} from './meta-tool.fakes.spec-helper';
 
-const directories: string[] = [];
+const made = setupPerFile();
 function reviewing() {
-  const made = setup();
-  directories.push(made.directory);
-  const proposal = made.proposals.add({ name: 'count_orders', source: toolCode() });
-  return { ...made, proposal };
+  const fakes = made();
+  const proposal = fakes.proposals.add({ name: 'count_orders', source: toolCode() });
+  return { ...fakes, proposal };
 }
-
-beforeAll(() => Logger.overrideLogger(false));
-afterAll(() => {
-  Logger.overrideLogger(['log', 'error', 'warn']);
-  for (const dir of directories) rmSync(dir, { recursive: true, force: true });
-});
 
 describe('ProposalReview', () => {
   it('shows pending proposals and one proposal to reviewers only', async () => {

@@ -1,21 +1,13 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { Logger } from '@nestjs/common';
-import { reviewer, setup, TENANT, toolCode } from './meta-tool.fakes.spec-helper';
+import { reviewer, setupPerFile, TENANT, toolCode } from './meta-tool.fakes.spec-helper';
 
-const directories: string[] = [];
-function installing(options: Parameters<typeof setup>[0] = {}) {
-  const made = setup(options);
-  directories.push(made.directory);
-  const proposal = made.proposals.add({ name: 'count_orders', source: toolCode() });
-  return { ...made, proposal };
+const made = setupPerFile();
+function installing(options: Parameters<typeof made>[0] = {}) {
+  const fakes = made(options);
+  const proposal = fakes.proposals.add({ name: 'count_orders', source: toolCode() });
+  return { ...fakes, proposal };
 }
-
-beforeAll(() => Logger.overrideLogger(false));
-afterAll(() => {
-  Logger.overrideLogger(['log', 'error', 'warn']);
-  for (const dir of directories) rmSync(dir, { recursive: true, force: true });
-});
 
 describe('ToolInstaller', () => {
   it('refuses a new tool past the tenant limit without running the gate, naming the setting', async () => {

@@ -1,17 +1,10 @@
 import type { Metrics } from '../metrics';
 import { BackgroundJudging } from './background-judging';
-import type { StoredReport, TenantRecord } from './catalog-records';
-import { storedReport } from './fixtures.spec-helper';
+import type { StoredReport } from './catalog-records';
+import { storedReport, TENANT } from './fixtures.spec-helper';
 import type { ReportSet } from './report-set';
 
-const tenant: TenantRecord = {
-  id: 'acme',
-  name: 'Acme',
-  createdAt: '2026-11-30T00:00:00Z',
-  catalogVersion: 1,
-  dataSchema: 'tenant_acme',
-  allowedTables: ['orders'],
-};
+const tenant = TENANT;
 
 const reports = (...ids: string[]) => ids.map((id) => storedReport(id, 'sales'));
 
