@@ -1,12 +1,18 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AccessPolicy } from '@app/registry';
+import { Logger } from '@nestjs/common';
 import type { BuiltinTools, CatalogStore, Metrics, Principal, TenantCatalog } from '@app/registry';
 import type { ProposalInput } from './contract';
 import type { GeneratedDataAccess, RunScope } from './data-access';
 import { GeneratedToolControls } from './generated-tool-controls';
+import { DecisionEvents } from './decision-events';
+import { GateMetrics } from './gate-metrics';
 import { MetaToolService } from './meta-tool.service';
+import { ProposalReview } from './proposal-review';
+import { StaticChecks } from './static-checks';
+import { ToolInstaller } from './tool-installer';
 import type { MetaToolOptions } from './options';
 import { PendingNameClash } from './proposal.repository';
 import type { Installation, ProposalDecisions } from './decision.repository';
@@ -247,18 +253,76 @@ export function setup(options: Partial<MetaToolOptions> = {}) {
   const queue = new ToolWriteQueue();
   // one fake plays the three repositories: proposals, decisions, installed tools
   const tools = proposals as unknown as GeneratedToolRepository;
+  const gates = new GateMetrics(metrics as unknown as Metrics);
+  const events = new DecisionEvents();
+  const installer = new ToolInstaller(
+    tools,
+    proposals as unknown as ProposalDecisions,
+    settings,
+    store,
+    runtime as unknown as RuntimeGate,
+    data as unknown as GeneratedDataAccess,
+    gates,
+  );
+  const review = new ProposalReview(
+    proposals as unknown as ProposalRepository,
+    proposals as unknown as ProposalDecisions,
+    store,
+    queue,
+    installer,
+    gates,
+    events,
+  );
+  const checks = new StaticChecks(
+    builtins as unknown as BuiltinTools,
+    data as unknown as GeneratedDataAccess,
+    proposals as unknown as ProposalRepository,
+    tools,
+    settings,
+  );
   const service = new MetaToolService(
     proposals as unknown as ProposalRepository,
     proposals as unknown as ProposalDecisions,
+    review,
     tools,
     settings,
     store,
-    builtins as unknown as BuiltinTools,
-    runtime as unknown as RuntimeGate,
-    data as unknown as GeneratedDataAccess,
-    metrics as unknown as Metrics,
+    checks,
+    installer,
+    gates,
     queue,
+    events,
   );
   const controls = new GeneratedToolControls(tools, settings, store, queue);
-  return { service, controls, proposals, runtime, invalidated, counted, directory };
+  return {
+    service,
+    controls,
+    proposals,
+    runtime,
+    invalidated,
+    counted,
+    directory,
+    installer,
+    review,
+    events,
+    catalog,
+  };
+}
+
+/**
+ * `setup` for a spec file that makes many: Nest's logger is quiet while the file runs, and
+ * every tool directory made is removed after it. Call at the top level of the spec file.
+ */
+export function setupPerFile(): typeof setup {
+  const directories: string[] = [];
+  beforeAll(() => Logger.overrideLogger(false));
+  afterAll(() => {
+    Logger.overrideLogger(['log', 'error', 'warn']);
+    for (const dir of directories) rmSync(dir, { recursive: true, force: true });
+  });
+  return (options = {}) => {
+    const made = setup(options);
+    directories.push(made.directory);
+    return made;
+  };
 }

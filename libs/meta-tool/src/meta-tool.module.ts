@@ -4,15 +4,20 @@ import type { OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import { GeneratedDataAccess } from './data-access';
 import { ProposalDecisions } from './decision.repository';
+import { DecisionEvents } from './decision-events';
 import { DecisionFeed } from './decision-feed';
+import { GateMetrics } from './gate-metrics';
 import { GeneratedToolControls } from './generated-tool-controls';
 import { GeneratedToolRepository } from './generated-tool.repository';
 import { metaToolBuiltin } from './meta-tool.builtin';
 import { MetaToolService } from './meta-tool.service';
 import { ProposalRepository } from './proposal.repository';
+import { ProposalReview } from './proposal-review';
 import { RuntimeGate } from './runtime-gate';
 import { SandboxedToolRunner } from './sandboxed-runner';
 import { ToolWriteQueue } from './serial-queue';
+import { StaticChecks } from './static-checks';
+import { ToolInstaller } from './tool-installer';
 
 /**
  * meta_tool and the generated tools it installs. Needs META_TOOL_OPTIONS from the app.
@@ -22,15 +27,20 @@ import { ToolWriteQueue } from './serial-queue';
 @Module({
   imports: [RegistryModule],
   providers: [
+    DecisionEvents,
     DecisionFeed,
+    GateMetrics,
     GeneratedDataAccess,
     GeneratedToolControls,
     GeneratedToolRepository,
     MetaToolService,
     ProposalDecisions,
     ProposalRepository,
+    ProposalReview,
     RuntimeGate,
     SandboxedToolRunner,
+    StaticChecks,
+    ToolInstaller,
     ToolWriteQueue,
     { provide: GENERATED_TOOL_RUNNER, useExisting: SandboxedToolRunner },
   ],

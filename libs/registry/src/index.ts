@@ -51,6 +51,8 @@ export type { Principal } from './access/principal';
 // listing
 export { CatalogService } from './listing/catalog.service';
 export type { VisibleSet } from './listing/catalog.service';
+export { LIST_BODIES_MAX_BYTES } from './listing/list-bodies';
+export type { ListVariant } from './listing/list-bodies';
 export { ListCache } from './listing/list-cache';
 export type { ListBuild, ListCacheOptions } from './listing/list-cache';
 export { LIST_SHAPER } from './listing/list-shaper';

@@ -4,6 +4,7 @@ import { RequestPipeline } from '../pipeline/request-pipeline';
 import { AsHotPath } from '../http/hot-paths';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
 import { McpServerFactory } from './mcp-server.factory';
+import { toolsListFrame } from './mcp-list-frame';
 import { McpSessions, ownerOf } from './mcp-sessions.service';
 import type { McpSession } from './mcp-session';
 import type { Principal } from '@app/registry';
@@ -38,10 +39,9 @@ export class McpListHotPath implements HotPath {
     const listed = this.servers.cachedList({ ...session.identity, principal });
     if (!listed) return undefined;
     this.pipeline.noteList('mcp', true);
-    const tail = `${JSON.stringify(id)}}`;
     return {
       headers: { 'content-type': 'application/json', 'mcp-session-id': sessionId },
-      body: [listed.responsePrefix, Buffer.from(tail)],
+      body: toolsListFrame(listed, id),
       // the session's list_changed baseline moves only once the list is sent
       sent: () => this.sessions.listed(session, listed.fingerprint),
     };

@@ -1,18 +1,22 @@
-import { createHash } from 'node:crypto';
-import { CatalogService, ListCache } from '@app/registry';
+import { CatalogService } from '@app/registry';
 import { SelectionService } from '@app/selection';
-import type { Principal, ToolCallOutcome } from '@app/registry';
-import { formatTool, resultText } from '@app/templates';
+import type { DisclosurePolicy } from '@app/selection';
+import type { ListVariant, Principal, ToolCallOutcome } from '@app/registry';
+import { resultText } from '@app/templates';
 import { Inject, Injectable } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { mcpCallFailure, RPC, rpcError } from '../errors';
 import { currentRequest } from '../pipeline/request-context';
 import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';
+import { listedTools, toolsOf } from './mcp-list-frame';
+import type { ListedTools } from './mcp-list-frame';
+
+export type { ListedTools } from './mcp-list-frame';
 
 /**
  * Who a session serves: the principal that opened it (used only to tell when the owner's list
@@ -29,8 +33,9 @@ export interface SessionIdentity {
 /** How many found tools a session keeps in its list (the latest ones). */
 const MAX_FOUND = 50;
 
-function listKey(toolsetKey: string, identity: SessionIdentity): string {
-  return identity.found?.length ? `${toolsetKey}:found=${identity.found.join(',')}` : toolsetKey;
+/** An MCP list that also shows the tools a session found (beside the shared toolset list). */
+function foundVariant(disclosure: DisclosurePolicy, found: string[]): ListVariant {
+  return { suffix: `found=${found.join(',')}`, shape: (tools) => disclosure.shape(tools, found) };
 }
 
 /** What the controller attaches to each request (the SDK passes it to handlers as `authInfo`). */
@@ -45,40 +50,12 @@ function requestPrincipal(extra: { authInfo?: AuthInfo }): Principal {
   return principal;
 }
 
-/** A toolset in MCP shape, built once per toolset key. */
-export interface ListedTools {
-  tools: Tool[];
-  /**
-   * The start of a tools/list response as the SDK serialises it, up to the request id:
-   * `{"result":{"tools":[...]},"jsonrpc":"2.0","id":` (answers written without the SDK).
-   */
-  responsePrefix: Buffer;
-  /** changes when any tool of the list does */
-  fingerprint: string;
-}
-
-/** most bytes of MCP tool lists a replica holds (estimated: three times each list's JSON) */
-export const MCP_LISTS_MAX_BYTES = 32 * 1024 * 1024;
-
 /**
  * One MCP `Server` per session, answering tools/list and tools/call through the same
  * catalog, access filter and executor as the REST API.
  */
 @Injectable()
 export class McpServerFactory {
-  /**
-   * One build per toolset key, however many sessions miss it together. Bounded in bytes as
-   * well as in count: a toolset key carries the catalog version, so every catalog change
-   * leaves the lists of the old version behind until they are evicted, and with a count
-   * bound alone those (each its JSON as a Buffer plus the parsed tools, about three times
-   * the JSON) grew the replica's memory by ~5 MB/min under the soak's writes.
-   */
-  readonly lists = new ListCache<ListedTools>({
-    max: 5_000,
-    maxSize: MCP_LISTS_MAX_BYTES,
-    sizeOf: (list, key) => list.responsePrefix.length * 3 + key.length,
-  });
-
   constructor(
     private readonly catalog: CatalogService,
     private readonly selection: SelectionService,
@@ -97,13 +74,13 @@ export class McpServerFactory {
     server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
       const principal = requestPrincipal(extra);
       this.pipeline.noteList('mcp');
-      const { tools, fingerprint } = await this.list({
+      const listed = await this.list({
         principal,
         context: identity.context,
         found: identity.found,
       });
-      onListed(fingerprint);
-      return { tools };
+      onListed(listed.fingerprint);
+      return { tools: toolsOf(listed) };
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
       this.callTool(server, identity, request.params, requestPrincipal(extra)),
@@ -170,32 +147,23 @@ export class McpServerFactory {
 
   /** The session's tools in MCP shape, and a fingerprint that changes when any of them does. */
   async list(identity: SessionIdentity): Promise<ListedTools> {
-    // Built once per toolset (same key = same list), like the REST list body.
-    const key = listKey(
-      await this.catalog.toolsetKeyFor(identity.principal, identity.context),
-      identity,
-    );
-    return this.lists.get(key) ?? this.lists.fetch(key, () => this.build(identity));
-  }
-
-  private async build(identity: SessionIdentity): Promise<ListedTools> {
-    const visible = await this.catalog.visibleSet(identity.principal, identity.context);
-    // the same shaping as the REST list, plus what this session found
-    const tools = this.selection.disclosure
-      .shape(visible.tools, identity.found)
-      .map((d) => formatTool(d, 'mcp') as Tool);
-    const json = JSON.stringify(tools);
-    return {
-      tools,
-      responsePrefix: Buffer.from(`{"result":{"tools":${json}},"jsonrpc":"2.0","id":`),
-      fingerprint: createHash('sha256').update(json).digest('base64url'),
-    };
+    const { principal, context } = identity;
+    const { body } = await this.catalog.listBody(principal, 'mcp', context, this.variant(identity));
+    return listedTools(body);
   }
 
   /** The session's list from memory alone, or undefined when `list` must be asked. */
   cachedList(identity: SessionIdentity): ListedTools | undefined {
-    const key = this.catalog.cachedToolsetKey(identity.principal, identity.context);
-    return key === undefined ? undefined : this.lists.get(listKey(key, identity));
+    const { principal, context } = identity;
+    const hit = this.catalog.cachedListBody(principal, 'mcp', context, this.variant(identity));
+    return hit && listedTools(hit.body);
+  }
+
+  /** Without found tools a session's list is the toolset's (the list shaper is the disclosure). */
+  private variant(identity: SessionIdentity): ListVariant | undefined {
+    return identity.found?.length
+      ? foundVariant(this.selection.disclosure, identity.found)
+      : undefined;
   }
 }
 

@@ -3,6 +3,8 @@ import { reportToolName } from '@app/templates';
 import type { StoredReport } from './catalog-records';
 import type { ServedTool } from '../listing/served-tool';
 import type { AdmittedReport } from './tenant-catalog';
+import { patchedParts } from './report-set-patch';
+import type { Parts } from './report-set-patch';
 
 export type ServedReport = Extract<ServedTool, { kind: 'report' }>;
 
@@ -19,16 +21,6 @@ export type AdmitReport = ((stored: StoredReport) => AdmittedReport) & {
 export const ADMISSION_SLICE_MS = 10;
 
 const TOOL_PREFIX = reportToolName('');
-
-interface Parts {
-  stored: Map<string, StoredReport>;
-  /** verdicts made so far (all of them, unless the set is lazy) */
-  verdicts: Map<string, AdmittedReport>;
-  /** the served tool of every judged report that is served */
-  served: Map<string, ServedReport>;
-  /** report ids by category, every report whether judged yet or not */
-  byCategory: Map<string, readonly string[]>;
-}
 
 /**
  * A tenant's reports at one catalog version: as stored, the verdict on each, and the served
@@ -199,43 +191,7 @@ export class ReportSet {
       return ReportSet.empty(scope, admit, this.lazy).patch([...all.values()], [], scope, admit);
     }
     if (changed.length === 0 && removed.length === 0) return this;
-    const next: Parts = {
-      stored: new Map(this.parts.stored),
-      verdicts: new Map(this.parts.verdicts),
-      served: new Map(this.parts.served),
-      byCategory: new Map(this.parts.byCategory),
-    };
-    const touched = new Set<string>();
-    const dirtyCategories = new Set<string>();
-    const drop = (id: string) => {
-      const before = next.stored.get(id);
-      if (!before) return;
-      touched.add(id);
-      dirtyCategories.add(before.metadata.category);
-      next.stored.delete(id);
-      next.verdicts.delete(id);
-      next.served.delete(id);
-    };
-    for (const id of removed) drop(id);
-    const added = new Map<string, string[]>();
-    for (const stored of changed) {
-      const { id, category } = stored.metadata;
-      drop(id);
-      touched.add(id);
-      dirtyCategories.add(category);
-      next.stored.set(id, stored);
-      const list = added.get(category);
-      if (list) list.push(id);
-      else added.set(category, [id]);
-    }
-    for (const category of dirtyCategories) {
-      const members = [
-        ...(this.parts.byCategory.get(category) ?? []).filter((id) => !touched.has(id)),
-        ...(added.get(category) ?? []),
-      ];
-      if (members.length > 0) next.byCategory.set(category, members);
-      else next.byCategory.delete(category);
-    }
+    const next = patchedParts(this.parts, changed, removed);
     const set = new ReportSet(scope, next, admit, this.lazy);
     // an eager set judges what changed now; a lazy one when it is needed (a big first load
     // is judged in slices by `prepare`, a small refresh when listed)

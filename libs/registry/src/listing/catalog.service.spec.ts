@@ -7,6 +7,7 @@ import type { TenantCatalog } from '../catalog/tenant-catalog';
 import type { Metrics } from '../metrics';
 import { BuiltinTools } from './builtin-tools';
 import { CatalogService } from './catalog.service';
+import type { ListVariant } from './list-bodies';
 
 const analyst: Principal = { tenantId: 'acme', userId: 'bob', roles: ['analyst'], claims: {} };
 const admin: Principal = { tenantId: 'acme', userId: 'root', roles: ['admin'], claims: {} };
@@ -103,6 +104,28 @@ describe('CatalogService', () => {
     expect(c.body).toBe(a.body);
     expect(toolNames(a.body)).toEqual([reportToolName('margin'), reportToolName('revenue')]);
     expect(service.cachedListBody(analyst, 'openai')?.body).toBe(a.body);
+  });
+
+  it("keeps a shaped variant (an MCP session's found tools) apart from the toolset list, counted in bytes", async () => {
+    const { service, levels } = setup();
+    const plain = await service.listBody(analyst, 'openai');
+    const onlyMargin: ListVariant = {
+      suffix: 'found=margin',
+      shape: (tools) =>
+        tools
+          .filter((t) => t.definition.name === reportToolName('margin'))
+          .map((t) => t.definition),
+    };
+    const shaped = await service.listBody(analyst, 'openai', undefined, onlyMargin);
+    expect(shaped.key).toBe(plain.key);
+    expect(toolNames(shaped.body)).toEqual([reportToolName('margin')]);
+    expect(service.cachedListBody(analyst, 'openai', undefined, onlyMargin)?.body).toBe(
+      shaped.body,
+    );
+    expect(service.cachedListBody(analyst, 'openai')?.body).toBe(plain.body);
+    expect(levels.filter((l) => l === 'build')).toHaveLength(2);
+    expect(service.lists.size).toBe(2);
+    expect(service.lists.heldBytes).toBeGreaterThanOrEqual(plain.body.length + shaped.body.length);
   });
 
   it('answers nothing from memory while the store cannot vouch for the catalog', async () => {

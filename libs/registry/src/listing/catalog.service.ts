@@ -10,7 +10,8 @@ import { Metrics } from '../metrics';
 import type { Principal } from '../access/principal';
 import type { ServedTool } from './served-tool';
 import { SharedCache } from '../catalog/shared-cache';
-import { ListBodies } from './list-bodies';
+import { bodyKey, ListBodies } from './list-bodies';
+import type { ListVariant } from './list-bodies';
 import { ToolIndex } from './tool-index';
 import { permits, toolsetKey } from './toolset';
 import type { TenantCatalog } from '../catalog/tenant-catalog';
@@ -116,38 +117,48 @@ export class CatalogService {
     principal: Principal,
     format: ToolFormat,
     context?: string,
+    variant?: ListVariant,
   ): { body: Buffer; key: string } | undefined {
     const key = this.cachedToolsetKey(principal, context);
     if (key === undefined) return undefined;
-    const body = this.bodies.held(`${key}:${format}`);
+    const body = this.bodies.held(bodyKey(key, format, variant));
     return body === undefined ? undefined : { body, key };
   }
 
-  /** The list response body, serialised once per (toolset, format) and then reused. */
+  /**
+   * The list response body `{"tools":[...]}`, serialised once per (toolset, format, variant)
+   * and then reused: REST lists and MCP tools/list share it (L1, L2, one build per key).
+   */
   async listBody(
     principal: Principal,
     format: ToolFormat,
     context?: string,
+    variant?: ListVariant,
   ): Promise<{ body: Buffer; key: string }> {
-    const hit = this.cachedListBody(principal, format, context);
+    const hit = this.cachedListBody(principal, format, context, variant);
     if (hit) return hit;
     const catalog = await this.store.catalog(principal.tenantId);
     const { key } = toolsetKey(catalog, principal, context);
-    const cacheKey = `${key}:${format}`;
-    const body =
-      this.bodies.held(cacheKey) ??
-      (await this.bodies.fetch(cacheKey, catalog.tenant, async () => {
-        const visible = await this.visibleSet(principal, context);
-        return JSON.stringify({
-          tools: this.listedDefinitions(visible.tools).map((d) => formatTool(d, format)),
-        });
-      }));
+    const body = await this.bodies.fetch(
+      bodyKey(key, format, variant),
+      catalog.tenant,
+      async () => {
+        const { tools } = await this.visibleSet(principal, context);
+        const listed = variant ? variant.shape(tools) : this.listedDefinitions(tools);
+        return JSON.stringify({ tools: listed.map((d) => formatTool(d, format)) });
+      },
+    );
     return { body, key };
   }
 
   /** The definitions a list of these visible tools holds (every one, unless a shaper trims it). */
   listedDefinitions(tools: readonly ServedTool[]): ToolDefinition[] {
     return this.shaper ? this.shaper.shape(tools) : tools.map((t) => t.definition);
+  }
+
+  /** The list bodies held in L1 (REST and MCP), for their memory figures. */
+  get lists(): Pick<ListBodies, 'size' | 'heldBytes'> {
+    return this.bodies;
   }
 
   /** Drops every cached list (L1); L2 keys carry the version, so stale ones are never read. */

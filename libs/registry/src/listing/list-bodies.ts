@@ -2,12 +2,31 @@ import { listKey, openListBody, seal } from '../catalog/l2-values';
 import type { SharedCache } from '../catalog/shared-cache';
 import type { Metrics } from '../metrics';
 import { ListCache } from './list-cache';
+import type { ServedTool } from './served-tool';
+import type { ToolDefinition, ToolFormat } from '@app/templates';
 
 /** Where the L2 key space of a tenant incarnation comes from (the catalog store). */
 export type ScopeSource = (tenant: {
   id: string;
   createdAt: string;
 }) => Promise<string | undefined>;
+
+/**
+ * A list shaped for one caller beyond its toolset (an MCP session's found tools): `suffix`
+ * tells it apart in the cache keys, so it must name everything `shape` depends on.
+ */
+export interface ListVariant {
+  readonly suffix: string;
+  shape(tools: readonly ServedTool[]): ToolDefinition[];
+}
+
+/** A body's cache key: toolset key, format and variant (REST and MCP lists share them). */
+export function bodyKey(key: string, format: ToolFormat, variant?: ListVariant): string {
+  return variant ? `${key}:${format}:${variant.suffix}` : `${key}:${format}`;
+}
+
+/** most bytes of list bodies an instance holds (REST and MCP lists together) */
+export const LIST_BODIES_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * Serialised list bodies by cache key (toolset key and format): L1 in memory, L2 in Redis
@@ -17,7 +36,7 @@ export class ListBodies {
   /** UTF-8 bytes, ready for the socket */
   private readonly l1 = new ListCache<Buffer>({
     max: 10_000,
-    maxSize: 64 * 1024 * 1024,
+    maxSize: LIST_BODIES_MAX_BYTES,
     sizeOf: (body, key) => body.length + key.length,
   });
   private readonly countL1: () => void;
@@ -51,6 +70,16 @@ export class ListBodies {
     build: () => Promise<string>,
   ): Promise<Buffer> {
     return this.l1.fetch(cacheKey, () => this.load(cacheKey, tenant, build));
+  }
+
+  /** how many bodies L1 holds */
+  get size(): number {
+    return this.l1.size;
+  }
+
+  /** bytes L1 holds, counted towards LIST_BODIES_MAX_BYTES */
+  get heldBytes(): number {
+    return this.l1.heldBytes;
   }
 
   /** Drops every body in L1; L2 keys carry the version, so stale ones are never read. */
