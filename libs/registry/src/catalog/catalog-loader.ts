@@ -155,6 +155,13 @@ export class CatalogLoader {
       scope,
       this.admission.admitter(tenant),
     );
+    this.admission.retire(
+      previous.tenant,
+      [...changes.changed.map((r) => r.metadata.id), ...changes.removed].flatMap(
+        (id) => previous.reports.storedReport(id) ?? [],
+      ),
+      new Map(changes.changed.map((r) => [r.metadata.id, r])),
+    );
     // what changed is judged in the background too, so a bad template shows in the metrics
     // before anyone lists it (all of them when the data scope changed)
     this.admission.judgeInBackground(

@@ -56,6 +56,26 @@ describe('ReportAdmission', () => {
     expect(admission.admitter(tenant)(stored('a', GOOD, 2))).not.toBe(first);
   });
 
+  it('forgets the verdicts on versions a refresh replaced or removed, and keeps the unchanged ones', () => {
+    const admission = new ReportAdmission(fakeMetrics().metrics);
+    const admit = admission.admitter(tenant);
+    const a1 = admit(stored('a', GOOD));
+    const b1 = admit(stored('b', GOOD));
+    const c1 = admit(stored('c', GOOD));
+    // a changed to version 2, b removed, c listed as changed but the same row
+    admission.retire(
+      tenant,
+      [stored('a', GOOD), stored('b', GOOD), stored('c', GOOD)],
+      new Map([
+        ['a', stored('a', GOOD, 2)],
+        ['c', stored('c', GOOD)],
+      ]),
+    );
+    expect(admit(stored('a', GOOD))).not.toBe(a1);
+    expect(admit(stored('b', GOOD))).not.toBe(b1);
+    expect(admit(stored('c', GOOD))).toBe(c1);
+  });
+
   it('judges again when the data scope changes', () => {
     const admission = new ReportAdmission(fakeMetrics().metrics);
     const first = admission.admitter(tenant)(stored('a', GOOD));

@@ -23,6 +23,12 @@ export function dataScope(tenant: TenantRecord): string {
     .slice(0, 12);
 }
 
+/** A report verdict's memo key: everything the verdict depends on. */
+function verdictKey(tenantId: string, stored: StoredReport, scope: string): string {
+  // updatedAt too: a report removed and added again starts over at version 1
+  return `${tenantId}:${stored.metadata.id}:${stored.metadata.version}:${stored.updatedAt}:${stored.status}:${scope}`;
+}
+
 /** How many verdicts of each kind are remembered (least recently used go first). */
 export interface AdmissionLimits {
   reports: number;
@@ -95,8 +101,7 @@ export class ReportAdmission {
     const problemsOf = (report: StoredReport['metadata'], within: DatasourceScope) =>
       this.templateVerdict(tenant.id, report, within);
     const admit: AdmitReport = (stored) => {
-      // updatedAt too: a report removed and added again starts over at version 1
-      const key = `${tenant.id}:${stored.metadata.id}:${stored.metadata.version}:${stored.updatedAt}:${stored.status}:${scope}`;
+      const key = verdictKey(tenant.id, stored, scope);
       let verdict = this.reports.get(key);
       if (!verdict) {
         verdict = admitReport(stored, tenant, problemsOf);
@@ -107,6 +112,26 @@ export class ReportAdmission {
     };
     admit.preload = (batch) => this.preload(tenant, batch);
     return admit;
+  }
+
+  /**
+   * Forgets the verdicts on report versions a refresh replaced or removed (`before`, as the
+   * previous catalog held them, against `after`, what the new one holds): nothing can ask for
+   * them again, so a catalog that changes often does not fill memory up to the bound.
+   */
+  retire(
+    tenant: TenantRecord,
+    before: readonly StoredReport[],
+    after: ReadonlyMap<string, StoredReport>,
+  ): void {
+    const scope = dataScope(tenant);
+    for (const stored of before) {
+      const key = verdictKey(tenant.id, stored, scope);
+      const now = after.get(stored.metadata.id);
+      if (now && verdictKey(tenant.id, now, scope) === key) continue;
+      this.reports.delete(key);
+      this.logged.delete(`${tenant.id}:${stored.metadata.id}:${stored.metadata.version}`);
+    }
   }
 
   /** Judges the catalog's unjudged templates in the background (BackgroundJudging). */

@@ -82,6 +82,11 @@ export class ReportSet {
     return this.parts.stored.keys();
   }
 
+  /** A report as stored, by id. */
+  storedReport(id: string): StoredReport | undefined {
+    return this.parts.stored.get(id);
+  }
+
   verdict(id: string): AdmittedReport | undefined {
     const known = this.parts.verdicts.get(id);
     if (known) return known;

@@ -3,7 +3,7 @@ import type { Principal } from '../access/principal';
 import type { CatalogStore } from '../catalog/catalog-store';
 import { accessRecords, storedReport, tenantCatalog } from '../catalog/fixtures.spec-helper';
 import { SharedCache } from '../catalog/shared-cache';
-import type { TenantCatalog } from '../catalog/tenant-catalog';
+import { TenantCatalog } from '../catalog/tenant-catalog';
 import type { Metrics } from '../metrics';
 import { BuiltinTools } from './builtin-tools';
 import { CatalogService } from './catalog.service';
@@ -16,7 +16,7 @@ const admin: Principal = { tenantId: 'acme', userId: 'root', roles: ['admin'], c
 class FakeStore {
   reads = 0;
   held = true;
-  constructor(readonly catalogOf: TenantCatalog) {}
+  constructor(public catalogOf: TenantCatalog) {}
   catalog(): Promise<TenantCatalog> {
     this.reads += 1;
     return Promise.resolve(this.catalogOf);
@@ -135,6 +135,28 @@ describe('CatalogService', () => {
     expect(service.cachedListBody(analyst, 'openai')).toBeUndefined();
     expect(service.cachedResolve(analyst, reportToolName('revenue'))).toBeUndefined();
     expect(service.cachedToolsetKey(analyst)).toBeUndefined();
+  });
+
+  it("drops a tenant's lists of older catalog versions once a newer version is listed, and no other tenant's", async () => {
+    const { service, store } = setup();
+    const v7 = store.catalogOf;
+    const other = new TenantCatalog({ ...v7.tenant, id: 'acme2' }, v7.reports, v7.access);
+    const otherAnalyst: Principal = { ...analyst, tenantId: 'acme2' };
+    store.catalogOf = other;
+    await service.listBody(otherAnalyst, 'openai');
+    store.catalogOf = v7;
+    await service.listBody(analyst, 'openai');
+    await service.listBody(admin, 'anthropic');
+    expect(service.lists.size).toBe(3);
+
+    store.catalogOf = new TenantCatalog({ ...v7.tenant, catalogVersion: 8 }, v7.reports, v7.access);
+    const fresh = await service.listBody(analyst, 'openai');
+    expect(fresh.key).toContain('acme:8:');
+    // acme's two version-7 lists are gone; acme2's list and acme's version-8 list stay
+    expect(service.lists.size).toBe(2);
+    expect(service.cachedListBody(analyst, 'openai')?.body).toBe(fresh.body);
+    store.catalogOf = other;
+    expect(service.cachedListBody(otherAnalyst, 'openai')).toBeDefined();
   });
 
   it('builds again after clearLists', async () => {

@@ -139,6 +139,7 @@ export class CatalogService {
     if (hit) return hit;
     const catalog = await this.store.catalog(principal.tenantId);
     const { key } = toolsetKey(catalog, principal, context);
+    this.bodies.retireOlder(principal.tenantId, catalog.version);
     const body = await this.bodies.fetch(
       bodyKey(key, format, variant),
       catalog.tenant,

@@ -1,6 +1,7 @@
 import { listKey, openListBody, seal } from '../catalog/l2-values';
 import type { SharedCache } from '../catalog/shared-cache';
 import type { Metrics } from '../metrics';
+import { LRUCache } from 'lru-cache';
 import { ListCache } from './list-cache';
 import type { ServedTool } from './served-tool';
 import type { ToolDefinition, ToolFormat } from '@app/templates';
@@ -40,6 +41,8 @@ export class ListBodies {
     sizeOf: (body, key) => body.length + key.length,
   });
   private readonly countL1: () => void;
+  /** the newest catalog version each tenant's bodies were built for (see `retireOlder`) */
+  private readonly newest = new LRUCache<string, number>({ max: 10_000 });
 
   constructor(
     private readonly shared: Pick<SharedCache, 'read' | 'set'>,
@@ -80,6 +83,25 @@ export class ListBodies {
   /** bytes L1 holds, counted towards LIST_BODIES_MAX_BYTES */
   get heldBytes(): number {
     return this.l1.heldBytes;
+  }
+
+  /**
+   * A body is being built for `version` of the tenant's catalog: bodies of its older versions
+   * (keys `tenant:version:...`, see toolsetKey) can never be asked for again, so they leave
+   * L1 now instead of waiting for the byte bound. A change to the catalog therefore frees the
+   * memory of the lists it made stale. Scans L1 only when the tenant's version moved.
+   */
+  retireOlder(tenantId: string, version: number): void {
+    const newest = this.newest.get(tenantId);
+    if (newest !== undefined && newest >= version) return;
+    this.newest.set(tenantId, version);
+    if (newest === undefined && this.l1.size === 0) return;
+    const prefix = `${tenantId}:`;
+    this.l1.deleteWhere((key) => {
+      if (!key.startsWith(prefix)) return false;
+      const end = key.indexOf(':', prefix.length);
+      return Number(key.slice(prefix.length, end)) < version;
+    });
   }
 
   /** Drops every body in L1; L2 keys carry the version, so stale ones are never read. */

@@ -46,6 +46,13 @@ export class ListCache<V extends object> {
     this.cache.clear();
   }
 
+  /** Drops the lists whose key `dead` names (a build in flight still answers its callers). */
+  deleteWhere(dead: (key: string) => boolean): number {
+    let dropped = 0;
+    for (const key of [...this.cache.keys()]) if (dead(key) && this.cache.delete(key)) dropped++;
+    return dropped;
+  }
+
   get size(): number {
     return this.cache.size;
   }
