@@ -24,6 +24,8 @@ export class AdminWriters {
   );
   private seq = 0;
   private proposals = 0;
+  /** the generated tools this run installed and has not deleted yet, oldest first */
+  private readonly installed: string[] = [];
 
   constructor(
     private readonly gw: GatewayClient,
@@ -93,11 +95,29 @@ export class AdminWriters {
         detail: JSON.stringify(r.json),
       };
     });
-    if (id) await this.approve(id);
+    if (id && (await this.approve(id))) this.installed.push(name);
+    // the reviewer deletes the oldest beyond three, so the catalog stays the same size through
+    // the run (as the admin writer keeps 3-12 reports): memory that still grows is not data
+    while (this.installed.length > 3) await this.deleteTool(this.installed.shift()!);
   }
 
-  private approve(id: string): Promise<void> {
-    return this.timed.run('meta_approve', async () => {
+  private deleteTool(name: string): Promise<void> {
+    return this.timed.run('meta_delete', async () => {
+      const t0 = this.rec.now();
+      const r = await this.gw.http(reviewer, 'DELETE', `/v1/admin/generated-tools/${name}`);
+      if (r.status === 204) return { status: r.status, cls: 'ok' };
+      return {
+        status: r.status,
+        cls: this.judge.status(r.status, r.json, t0),
+        detail: JSON.stringify(r.json),
+      };
+    });
+  }
+
+  /** Approves a proposal; true when it was installed. */
+  private async approve(id: string): Promise<boolean> {
+    let installed = false;
+    await this.timed.run('meta_approve', async () => {
       const t0 = this.rec.now();
       const url = `/v1/admin/meta-tool/proposals/${id}/approve`;
       const r = await this.gw.http(reviewer, 'POST', url, {});
@@ -105,9 +125,11 @@ export class AdminWriters {
       const body = r.json as { status?: string; message?: string };
       if (r.status !== 200)
         return { status: r.status, cls: this.judge.status(r.status, r.json, t0) };
-      if (body?.status === 'installed') return { status: r.status, cls: 'ok' };
+      installed = body?.status === 'installed';
+      if (installed) return { status: r.status, cls: 'ok' };
       return { status: r.status, cls: `meta_not_installed:${body?.status}`, detail: body?.message };
     });
+    return installed;
   }
 
   private send(

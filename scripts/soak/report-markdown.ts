@@ -41,7 +41,7 @@ function traffic(o: RunFacts, f: Figures): string {
 ## Traffic
 
 ${total} requests (${(total / (o.minutes * 60)).toFixed(1)}/s) through the load balancer, 6 concurrent clients plus one
-admin writer (every 1.5 s) and a tool author/reviewer pair (every 20 s); 3 long-lived MCP sessions.
+admin writer (every 1.5 s) and a tool author/reviewer pair (a proposal every 20 s; the reviewer deletes the oldest generated tool beyond three); 3 long-lived MCP sessions.
 
 | operation | requests | ok |
 | --- | --- | --- |
