@@ -17,6 +17,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg as osLoad } from 'node:os';
 import { connectPostgres, namedStatement } from '@app/db';
+import type { NamedStatement } from '@app/db';
 import pg from 'pg';
 import { sessionSetup } from '@app/registry';
 import { ensureTemplate, databaseUrl } from '../test/support/template-database';
@@ -105,6 +106,18 @@ async function main(): Promise<void> {
   for (const pool of [threeTripsPool, loginPool]) pool.on('error', () => undefined);
   const setup = sessionSetup('acme', 'tenant_acme', LIMITS);
   const script = setup.join('; ');
+  /** the executor's way: one pipelined write, with the report's named statement or unnamed */
+  const guarded = async (id: number, statement?: NamedStatement) => {
+    const r = await handle.guardedRead({
+      setup,
+      text: SQL,
+      values: [id, 21, 0],
+      maxBytes: 256 * 1024,
+      timeoutMs: 6000,
+      statement,
+    });
+    return r.rows.length;
+  };
   const ways: Record<string, Call> = {
     'three-trips': async (id) => {
       const client = await threeTripsPool.connect();
@@ -117,27 +130,8 @@ async function main(): Promise<void> {
         client.release();
       }
     },
-    pipelined: async (id) => {
-      const r = await handle.guardedRead({
-        setup,
-        text: SQL,
-        values: [id, 21, 0],
-        maxBytes: 256 * 1024,
-        timeoutMs: 6000,
-      });
-      return r.rows.length;
-    },
-    'pipelined-named': async (id) => {
-      const r = await handle.guardedRead({
-        setup,
-        text: SQL,
-        values: [id, 21, 0],
-        maxBytes: 256 * 1024,
-        timeoutMs: 6000,
-        statement: LOOKUP,
-      });
-      return r.rows.length;
-    },
+    pipelined: (id) => guarded(id),
+    'pipelined-named': (id) => guarded(id, LOOKUP),
     'login-role': async (id) => {
       const r = await loginPool.query({ text: SQL, values: [id, 21, 0], rowMode: 'array' });
       return r.rows.length;

@@ -64,8 +64,9 @@ export class Judge {
   }
 
   /**
-   * The verdict of a list, to give once the model is final for `t1` (see `Timed`). Made
-   * here, not where the list was read, so it holds only the names, never the response.
+   * The verdict of a list (`list`, and a log line with what the model held when the list is
+   * not right), to give once the model is final for `t1` (see `Timed`). Made here, not where
+   * the list was read, so it holds only the names, never the response.
    */
   verdict(
     via: string,
@@ -76,27 +77,16 @@ export class Judge {
     t0: number,
     t1: number,
   ): () => string {
-    return () => this.listLogged(via, w, format, context, names, t0, t1);
-  }
-
-  /** `list`, and a log line with what the model held when the list is not right */
-  listLogged(
-    via: string,
-    w: Who,
-    format: string,
-    context: string,
-    names: string[],
-    t0: number,
-    t1: number,
-  ): string {
-    const verdict = this.list(w, format, context, names, t0, t1);
-    if (verdict !== 'ok') {
-      const soak = names.filter((n) => n.startsWith('query_report_soak_')).sort();
-      this.log.write(
-        `[soak] ${verdict}: ${via} list at ${t0}-${t1} ms, ${w.user}|${format}|${context} saw [${soak.join(' ')}]; model: ${this.model.describe(t0 - GRACE_MS, t1)}\n`,
-      );
-    }
-    return verdict;
+    return () => {
+      const verdict = this.list(w, format, context, names, t0, t1);
+      if (verdict !== 'ok') {
+        const soak = names.filter((n) => n.startsWith('query_report_soak_')).sort();
+        this.log.write(
+          `[soak] ${verdict}: ${via} list at ${t0}-${t1} ms, ${w.user}|${format}|${context} saw [${soak.join(' ')}]; model: ${this.model.describe(t0 - GRACE_MS, t1)}\n`,
+        );
+      }
+      return verdict;
+    };
   }
 
   status(status: number, json: unknown, t0: number): string {
