@@ -76,11 +76,14 @@ describe('MCP sessions shared through Redis (e2e, two replicas)', () => {
   async function connect(url: string, who: TokenClaims): Promise<Client> {
     const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${await mintToken(who)}` } },
+      // a client that keeps trying for the whole test (up to ~20 s), as long-lived agents do.
+      // One CI run failed the failover test waiting for list_changed (cause not found); a
+      // notification stream that gave up after 20 tries (~3.5 s) would explain it
       reconnectionOptions: {
         initialReconnectionDelay: 50,
         maxReconnectionDelay: 200,
         reconnectionDelayGrowFactor: 1.5,
-        maxRetries: 20,
+        maxRetries: 100,
       },
     });
     const client = new Client({ name: 'shared-sessions', version: '1' });
