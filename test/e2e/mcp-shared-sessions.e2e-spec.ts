@@ -193,14 +193,14 @@ describe('MCP sessions shared through Redis (e2e, two replicas)', () => {
     });
     expect(put.status).toBe(201);
     await eventually(async () => expect(changes).toBeGreaterThan(0), {
-      timeoutMs: 10_000,
+      timeoutMs: 20_000,
       intervalMs: 50,
     });
     expect((await client.listTools()).tools.map((t) => t.name)).toContain(
       'query_report_after_failover',
     );
     expect(changes).toBe(1);
-  }, 30_000);
+  }, 45_000);
 
   it('opens 50 sessions that are never closed (LangChain, mcp-remote) and keeps working', async () => {
     const leaky: TokenClaims = { tenant: 'acme', user: 'leaky', roles: ['analyst'] };
