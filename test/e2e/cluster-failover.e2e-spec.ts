@@ -11,6 +11,7 @@ import {
 } from '../../scripts/cluster/cluster';
 import type { Cluster } from '../../scripts/cluster/cluster';
 import { mintToken, TEST_JWT_SECRET } from '../support/gateway';
+import { watchStreams } from '../support/mcp';
 import type { TokenClaims } from '../support/gateway';
 import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
@@ -62,6 +63,14 @@ describe('two replicas behind HAProxy (npm run cluster), one killed mid-session'
       const c = cluster!;
       const served: string[] = [];
       let initializes = 0;
+      const streams = watchStreams(async (url, init) => {
+        if (typeof init?.body === 'string' && init.body.includes('"method":"initialize"'))
+          initializes += 1;
+        const res = await fetch(url, init);
+        const by = res.headers.get('x-served-by');
+        if (by) served.push(by);
+        return res;
+      });
       const transport = new StreamableHTTPClientTransport(new URL(`${c.url}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${await mintToken(alice)}` } },
         reconnectionOptions: {
@@ -70,14 +79,7 @@ describe('two replicas behind HAProxy (npm run cluster), one killed mid-session'
           reconnectionDelayGrowFactor: 1.5,
           maxRetries: 50,
         },
-        fetch: async (url, init) => {
-          if (typeof init?.body === 'string' && init.body.includes('"method":"initialize"'))
-            initializes += 1;
-          const res = await fetch(url, init);
-          const by = res.headers.get('x-served-by');
-          if (by) served.push(by);
-          return res;
-        },
+        fetch: streams.fetch,
       });
       const client = new Client({ name: 'failover', version: '1' });
       let changes = 0;
@@ -92,6 +94,9 @@ describe('two replicas behind HAProxy (npm run cluster), one killed mid-session'
         const sessionId = transport.sessionId;
         const before = (await client.listTools()).tools.map((t) => t.name);
         expect(before).toContain('query_report_sales_by_region');
+        // the SDK opens its notification stream in the background and does not retry a first
+        // attempt that fails: only a stream that was open is resumed after the kill
+        await streams.opened(1);
         // the session sticks to one replica: kill that one, hard
         const home = served[served.length - 1];
         const victim = c.replicas.find((r) => r.name === home)!;

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { eventually } from '../support/eventually';
 import { mintToken, startGateway } from '../support/gateway';
-import { MCP_ACCEPT, MCP_INITIALIZE, MCP_TOOLS_LIST } from '../support/mcp';
+import { MCP_ACCEPT, MCP_INITIALIZE, MCP_TOOLS_LIST, watchStreams } from '../support/mcp';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
@@ -31,9 +31,13 @@ describe('MCP across instances, idle sessions, and a third-party client (e2e)', 
     await db.drop();
   });
 
-  it('notifies a session on instance A when an admin adds a report through instance B', async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(`${a.baseUrl}/mcp`), {
+  // the session lives on B: A closes sessions idle for a second, which a loaded machine can
+  // reach between the list and the notification
+  it('notifies a session on instance B when an admin adds a report through instance A', async () => {
+    const streams = watchStreams();
+    const transport = new StreamableHTTPClientTransport(new URL(`${b.baseUrl}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${await mintToken(alice)}` } },
+      fetch: streams.fetch,
     });
     const client = new Client({ name: 'cluster', version: '1' });
     const changed = new Promise<void>((resolve) =>
@@ -42,12 +46,14 @@ describe('MCP across instances, idle sessions, and a third-party client (e2e)', 
     await client.connect(transport);
     try {
       await client.listTools();
-      const put = await b.request('/v1/admin/reports/via_admin_api', {
+      // a notification is sent on the stream the SDK opens in the background after connect
+      await streams.opened(1);
+      const put = await a.request('/v1/admin/reports/via_admin_api', {
         method: 'PUT',
         as: root,
         json: {
           name: 'Via API',
-          description: 'added through instance B',
+          description: 'added through instance A',
           sql_template: 'SELECT count(*) AS n FROM orders',
           category: 'sales',
         },

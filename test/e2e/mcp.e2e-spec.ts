@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'kysely';
 import { mintToken, startGateway } from '../support/gateway';
-import { MCP_ACCEPT, MCP_INITIALIZE, MCP_TOOLS_LIST } from '../support/mcp';
+import { MCP_ACCEPT, MCP_INITIALIZE, MCP_TOOLS_LIST, watchStreams } from '../support/mcp';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 
 const alice: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] };
@@ -42,9 +42,10 @@ describe('MCP server over Streamable HTTP (e2e, SDK client)', () => {
   ): Promise<Connected> {
     const headers: Record<string, string> = { authorization: `Bearer ${await mintToken(who)}` };
     if (options.context) headers['x-business-context'] = options.context;
+    const streams = watchStreams();
     const transport = new StreamableHTTPClientTransport(
       new URL(`${gw.baseUrl}/mcp${options.query ?? ''}`),
-      { requestInit: { headers } },
+      { requestInit: { headers }, fetch: streams.fetch },
     );
     const client = new Client({ name: 'e2e', version: '1.0.0' });
     const waiters: Array<() => void> = [];
@@ -59,6 +60,8 @@ describe('MCP server over Streamable HTTP (e2e, SDK client)', () => {
       waiters.splice(0).forEach((w) => w());
     });
     await client.connect(transport);
+    // list_changed travels on the notification stream the SDK opens after connect
+    await streams.opened(1);
     open.push(connected);
     return connected;
   }

@@ -11,6 +11,7 @@ import {
 import { networkNamespaceAvailable } from '@app/meta-tool';
 import { eventually } from '../support/eventually';
 import { mintToken, startGateway } from '../support/gateway';
+import { watchStreams } from '../support/mcp';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import {
   analystAuthor,
@@ -228,11 +229,15 @@ describe('meta_tool v2: the loop back to the model (e2e)', () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       listChanged += 1;
     });
+    const streams = watchStreams();
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${gw.baseUrl}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${token}` } },
+        fetch: streams.fetch,
       }),
     );
+    // the outcome and list_changed travel on the notification stream the SDK opens after connect
+    await streams.opened(1);
     try {
       const called = await client.callTool({
         name: 'meta_tool',

@@ -7,6 +7,7 @@ import { DEMO_REPORTS } from '@app/db';
 import type { DB } from '@app/db';
 import { Metrics } from '@app/registry';
 import { changeCatalog, mintToken, startGateway } from '../support/gateway';
+import { watchStreams } from '../support/mcp';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
@@ -289,8 +290,10 @@ describe('progressive disclosure past TOOLS_INLINE_MAX (e2e, REST and MCP)', () 
   });
 
   it('MCP: a session that searched is told its list changed, and its next list holds what it found', async () => {
+    const streams = watchStreams();
     const transport = new StreamableHTTPClientTransport(new URL(`${gw.baseUrl}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${await mintToken(alice)}` } },
+      fetch: streams.fetch,
     });
     const client = new Client({ name: 'e2e', version: '1.0.0' });
     clients.push(client);
@@ -298,6 +301,8 @@ describe('progressive disclosure past TOOLS_INLINE_MAX (e2e, REST and MCP)', () 
     const listChanged = new Promise<void>((resolve) => (changed = resolve));
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => changed());
     await client.connect(transport);
+    // list_changed travels on the notification stream the SDK opens after connect
+    await streams.opened(1);
 
     const before = (await client.listTools()).tools.map((t) => t.name);
     expect(before.slice(0, 3)).toEqual(['search_tools', 'describe_tools', 'call_tool']);
