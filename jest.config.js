@@ -18,12 +18,12 @@ module.exports = {
   // and one such handle must not keep the whole run, and CI, waiting after the results.
   forceExit: true,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,db}/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,db,scripts}/**/*.spec.ts'] },
     {
       ...common,
       displayName: 'integration',
       testMatch: [
-        '<rootDir>/{apps,libs,db}/**/*.integration-spec.ts',
+        '<rootDir>/{apps,libs,db,scripts}/**/*.integration-spec.ts',
         '<rootDir>/test/e2e/**/*.e2e-spec.ts',
       ],
       globalSetup: '<rootDir>/test/global-setup.ts',

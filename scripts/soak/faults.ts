@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Cluster, Replica } from '../cluster/cluster';
+import { measureAfterGc } from './gc-probe';
 import type { Recorder } from './model';
 import type { SoakResources } from './resources';
 
@@ -107,14 +108,38 @@ async function sampleHeap(r: Replica, rec: Recorder): Promise<void> {
   });
 }
 
+/** Heap and RSS of every replica right after a full GC (through its inspector). */
+async function sampleAfterGc(
+  c: Cluster,
+  rec: Recorder,
+  inspectPorts: Map<string, number>,
+): Promise<void> {
+  await Promise.all(
+    c.replicas.map(async (r) => {
+      const port = inspectPorts.get(r.name);
+      if (!r.pid || !port) return;
+      const t = rec.now();
+      // a replica between lives (killed, restarting) has no inspector: no sample then
+      const m = await measureAfterGc(port).catch(() => undefined);
+      if (m) rec.afterGc.push({ t, replica: r.name, pid: r.pid, ...m });
+    }),
+  );
+}
+
 /**
- * Samples each replica's RSS every 2 s (from /proc), and its heap every 10 s (from its
- * /metrics, so heap growth and RSS growth can be told apart); returns what stops it.
+ * Samples each replica's RSS every 2 s (from /proc), its heap every 10 s (from its /metrics,
+ * so heap growth and RSS growth can be told apart), and both after a full GC every minute
+ * and once more when traffic has stopped; returns what stops it.
  */
-export function sampleRss(c: Cluster, rec: Recorder): () => void {
+export function sampleRss(
+  c: Cluster,
+  rec: Recorder,
+  inspectPorts: Map<string, number>,
+): () => Promise<void> {
   let tick = 0;
   const timer = setInterval(() => {
     tick += 1;
+    if (tick % 30 === 0) void sampleAfterGc(c, rec, inspectPorts);
     for (const r of c.replicas) {
       if (!r.pid) continue;
       if (tick % 5 === 0) void sampleHeap(r, rec).catch(() => undefined);
@@ -127,5 +152,8 @@ export function sampleRss(c: Cluster, rec: Recorder): () => void {
       }
     }
   }, 2000);
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    await sampleAfterGc(c, rec, inspectPorts);
+  };
 }

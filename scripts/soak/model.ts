@@ -72,6 +72,14 @@ export class Recorder {
     externalMb: number;
     seriesLines: number;
   }> = [];
+  /** heap used and RSS right after a full GC, every minute and once after the traffic */
+  readonly afterGc: Array<{
+    t: number;
+    replica: string;
+    pid: number;
+    heapMb: number;
+    rssMb: number;
+  }> = [];
   readonly notes: string[] = [];
   constructor(readonly t0: number) {}
 

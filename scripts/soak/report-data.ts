@@ -49,6 +49,7 @@ export interface Figures {
   byOp: Map<string, { n: number; ok: number }>;
   phaseRows: string[];
   rssRows: string[];
+  afterGc: AfterGcFigures;
   unexpected5xx: number;
   expected503: number;
   slowest: Sample[];
@@ -74,6 +75,7 @@ export function figures(rec: Recorder): Figures {
     byOp,
     phaseRows: phaseRows(samples),
     rssRows: rssRows(rec),
+    afterGc: afterGcFigures(rec),
     unexpected5xx: samples.filter((s) => s.status >= 500 && s.cls !== '503_unavailable_in_pause')
       .length,
     expected503: byClass.get('503_unavailable_in_pause') ?? 0,
@@ -134,4 +136,46 @@ function rssRows(rec: Recorder): string[] {
     const series = heap.length ? `${heap[0].seriesLines} → ${heap.at(-1)!.seriesLines}` : '-';
     return `| ${name} | ${avg(mbs.slice(0, third)).toFixed(0)} | ${avg(mbs.slice(-third)).toFixed(0)} | ${Math.max(...mbs).toFixed(0)} | ${rssSlope.toFixed(2)} | ${heap.length ? heapAvg(heap.slice(0, heapThird)) : '-'} | ${heap.length ? heapAvg(heap.slice(-heapThird)) : '-'} | ${heapSlope.toFixed(2)} | ${series} |`;
   });
+}
+
+/** Growth below this, after a full GC, is "flat": 0.5 MB/min is 30 MB an hour. */
+export const FLAT_MB_PER_MIN = 0.5;
+
+export interface AfterGcFigures {
+  rows: string[];
+  /** the steepest heap and RSS slopes after GC over replica lives long enough to judge */
+  worstHeapSlope: number;
+  worstRssSlope: number;
+  judged: number;
+}
+
+/**
+ * Memory after a full GC, per replica life (a killed replica starts a new one): first and
+ * last sample after warm-up and the least-squares slope over the life. A life is judged when
+ * it has at least 3 samples over at least 2 minutes.
+ */
+export function afterGcFigures(rec: Recorder): AfterGcFigures {
+  const lives = new Map<string, Recorder['afterGc']>();
+  for (const s of rec.afterGc.filter((x) => x.t > rec.warmupEnd)) {
+    const key = `${s.replica} (pid ${s.pid})`;
+    if (!lives.has(key)) lives.set(key, []);
+    lives.get(key)!.push(s);
+  }
+  let worstHeapSlope = NaN;
+  let worstRssSlope = NaN;
+  let judged = 0;
+  const worst = (a: number, b: number) => (Number.isNaN(a) || b > a ? b : a);
+  const rows = [...lives.entries()].map(([life, xs]) => {
+    const heapSlope = slopePerMinute(xs.map((x) => ({ t: x.t / 1000, y: x.heapMb })));
+    const rssSlope = slopePerMinute(xs.map((x) => ({ t: x.t / 1000, y: x.rssMb })));
+    const minutes = (xs.at(-1)!.t - xs[0].t) / 60_000;
+    if (xs.length >= 3 && minutes >= 2) {
+      judged += 1;
+      worstHeapSlope = worst(worstHeapSlope, heapSlope);
+      worstRssSlope = worst(worstRssSlope, rssSlope);
+    }
+    const f = (n: number) => n.toFixed(1);
+    return `| ${life} | ${xs.length} over ${minutes.toFixed(1)} min | ${f(xs[0].heapMb)} → ${f(xs.at(-1)!.heapMb)} | ${heapSlope.toFixed(2)} | ${f(xs[0].rssMb)} → ${f(xs.at(-1)!.rssMb)} | ${rssSlope.toFixed(2)} |`;
+  });
+  return { rows, worstHeapSlope, worstRssSlope, judged };
 }

@@ -1,5 +1,6 @@
 import { GRACE_MS, RECOVERY_MS } from './model';
 import type { Recorder } from './model';
+import { FLAT_MB_PER_MIN } from './report-data';
 import type { Figures } from './report-data';
 
 export interface RunFacts {
@@ -31,8 +32,15 @@ Produced by \`npm run soak -- --minutes ${o.minutes} --replicas ${o.replicas}${r
 | 5xx other than a clear 503 during the Postgres pause: 0 | **${f.unexpected5xx}** (clear 503s, \`DATA_UNAVAILABLE\`/\`DATABASE_UNAVAILABLE\` from a replica or \`SERVICE_UNAVAILABLE\` from HAProxy, in the pause and its recovery window: ${f.expected503}) |
 | stale lists after recovery (steady phases, and a final check of every lister × format × context on every replica): 0 | **${f.staleSteady} + ${o.finalStale}** (within a fault or its ${RECOVERY_MS / 1000} s recovery window: ${f.staleDuring}) |
 | lists with a wrong demo catalog (any phase): 0 | **${f.wrong}** |
-| RSS flat after warm-up | see the table and chart below |
+| memory flat after warm-up: heap and RSS after a full GC grow < ${FLAT_MB_PER_MIN} MB/min in every replica life | ${flatVerdict(f)} |
 `;
+}
+
+function flatVerdict(f: Figures): string {
+  const { judged, worstHeapSlope, worstRssSlope } = f.afterGc;
+  if (judged === 0) return 'not judged: no replica life with 3 samples over 2 minutes (run longer)';
+  const flat = worstHeapSlope < FLAT_MB_PER_MIN && worstRssSlope < FLAT_MB_PER_MIN;
+  return `**${flat ? 'flat' : 'not flat'}**: steepest heap ${worstHeapSlope.toFixed(2)}, RSS ${worstRssSlope.toFixed(2)} MB/min over ${judged} replica lives`;
 }
 
 function traffic(o: RunFacts, f: Figures): string {
@@ -109,6 +117,15 @@ of the run, in MB per minute (the killed replica restarted in the first half).
 | replica | RSS first third (MB) | RSS last third (MB) | RSS max (MB) | RSS slope, last half (MB/min) | heap first third (MB) | heap last third (MB) | heap slope, last half (MB/min) | metric series |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${f.rssRows.join('\n')}
+
+Heap used and RSS read between collections include garbage V8 has not needed to collect yet,
+so they rise with traffic until the next major GC. What a replica holds is measured after a
+full GC (\`HeapProfiler.collectGarbage\` through the replica's inspector, which the soak turns
+on at 127.0.0.1), every minute and once after the traffic; the target is judged on these.
+
+| replica life | samples after warm-up | heap after GC (MB) | slope (MB/min) | RSS after GC (MB) | slope (MB/min) |
+| --- | --- | --- | --- | --- | --- |
+${f.afterGc.rows.join('\n')}
 
 ## Charts
 

@@ -13,7 +13,10 @@ export async function writeReport(o: RunFacts & { out: string }): Promise<void> 
   mkdirSync(chartsDir, { recursive: true });
   const faults = faultMarks(rec);
   const { throughput, latency } = perBucket(rec.samples);
-  const rss = rec.rss.map((r) => ({ t: r.t / 1000, value: r.mb, series: r.replica }));
+  const rss = [
+    ...rec.rss.map((r) => ({ t: r.t / 1000, value: r.mb, series: r.replica })),
+    ...rec.afterGc.map((r) => ({ t: r.t / 1000, value: r.rssMb, series: `${r.replica} after GC` })),
+  ];
   const chart = async (file: string, spec: Parameters<typeof lineChart>[0]) =>
     writeFileSync(path.join(chartsDir, file), await lineChart(spec));
   await chart('throughput.svg', {
@@ -30,11 +33,18 @@ export async function writeReport(o: RunFacts & { out: string }): Promise<void> 
     yScale: 'log',
   });
   await chart('rss.svg', { title: 'RSS per replica', yTitle: 'MB', values: rss, faults });
-  const heap = rec.heap.flatMap((h) => [
-    { t: h.t / 1000, value: h.heapMb, series: `${h.replica} heap used` },
-    { t: h.t / 1000, value: h.heapTotalMb, series: `${h.replica} heap total` },
-    { t: h.t / 1000, value: h.externalMb, series: `${h.replica} external` },
-  ]);
+  const heap = [
+    ...rec.heap.flatMap((h) => [
+      { t: h.t / 1000, value: h.heapMb, series: `${h.replica} heap used` },
+      { t: h.t / 1000, value: h.heapTotalMb, series: `${h.replica} heap total` },
+      { t: h.t / 1000, value: h.externalMb, series: `${h.replica} external` },
+    ]),
+    ...rec.afterGc.map((h) => ({
+      t: h.t / 1000,
+      value: h.heapMb,
+      series: `${h.replica} heap after GC`,
+    })),
+  ];
   await chart('heap.svg', {
     title: 'V8 heap used, heap total and external memory per replica',
     yTitle: 'MB',
@@ -45,7 +55,13 @@ export async function writeReport(o: RunFacts & { out: string }): Promise<void> 
   writeFileSync(o.out, md);
   writeFileSync(
     path.join(ROOT, '.data', 'soak', 'last-samples.json'),
-    JSON.stringify({ phases: rec.phases, samples: rec.samples, rss: rec.rss, heap: rec.heap }),
+    JSON.stringify({
+      phases: rec.phases,
+      samples: rec.samples,
+      rss: rec.rss,
+      heap: rec.heap,
+      afterGc: rec.afterGc,
+    }),
   );
   process.stderr.write(`[soak] wrote ${path.relative(ROOT, o.out)}\n`);
   process.stdout.write(md);

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   buildIfNeeded,
+  freePort,
   HAPROXY_MISSING,
   haproxyPath,
   ROOT,
@@ -66,6 +67,7 @@ async function soak(
   process.stderr.write(
     `[soak] ${minutes} min, ${replicas} replicas; database ${own.dbName}, private Redis :${own.redis.port}, Postgres via proxy :${own.proxyPort}; logs ${path.relative(ROOT, own.logFile)}\n`,
   );
+  const inspectPorts = await withInspectors(replicas, replicaEnv);
   const cluster = await startCluster({
     replicas,
     port: 0,
@@ -83,7 +85,8 @@ async function soak(
   rec.warmupEnd = Math.min(20_000, totalMs * 0.1);
   const model = new CatalogModel(rec);
   const judge = new Judge(baseline, seesSoak, model, rec, own.log);
-  const parts = { own, cluster, gw, rec, model, judge, timed: new Timed(rec, model), totalMs };
+  const timed = new Timed(rec, model);
+  const parts = { own, cluster, gw, rec, model, judge, timed, totalMs, inspectPorts };
   const sessionsLost = await runTraffic(parts);
   parts.timed.judgeAll();
   const finalStale = await finalCheck(parts, replicas);
@@ -99,6 +102,26 @@ async function soak(
     seesSoak: [...seesSoak],
     replicaEnv,
   });
+}
+
+/**
+ * Each replica gets the inspector on a port of its own on 127.0.0.1 (kept across restarts),
+ * so the soak can collect garbage before it measures what a replica holds (gc-probe.ts).
+ */
+async function withInspectors(
+  replicas: number,
+  replicaEnv: Record<string, Record<string, string>>,
+): Promise<Map<string, number>> {
+  const ports = new Map<string, number>();
+  for (let i = 1; i <= replicas; i++) {
+    const name = `gw${i}`;
+    const port = await freePort();
+    ports.set(name, port);
+    const env = (replicaEnv[name] ??= {});
+    env.NODE_OPTIONS =
+      `${env.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:${port}`.trim();
+  }
+  return ports;
 }
 
 async function main(): Promise<void> {

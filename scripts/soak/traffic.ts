@@ -20,6 +20,8 @@ export interface TrafficParts {
   judge: Judge;
   timed: Timed;
   totalMs: number;
+  /** each replica's inspector port, for the memory measured after a full GC */
+  inspectPorts: Map<string, number>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,7 +41,7 @@ export async function runTraffic(p: TrafficParts): Promise<number> {
   await writers.connect();
   own.onCleanup(() => writers.close());
   let stopped = false;
-  const stopRss = sampleRss(p.cluster, rec);
+  const stopRss = sampleRss(p.cluster, rec, p.inspectPorts);
   const faultScript = runFaults(own, p.cluster, rec, p.totalMs, () => stopped);
   const loops = startLoops(rest, agents, writers, () => stopped);
   const progress = setInterval(
@@ -54,7 +56,7 @@ export async function runTraffic(p: TrafficParts): Promise<number> {
   clearInterval(progress);
   await Promise.all(loops);
   await faultScript;
-  stopRss();
+  await stopRss();
   return agents.sessionsLost;
 }
 
