@@ -18,7 +18,11 @@ module.exports = {
   // and one such handle must not keep the whole run, and CI, waiting after the results.
   forceExit: true,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,db,scripts}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,libs,db,scripts}/**/*.spec.ts'],
+    },
     {
       ...common,
       displayName: 'integration',
