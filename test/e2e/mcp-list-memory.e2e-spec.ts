@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sql } from 'kysely';
 import { CatalogService, LIST_BODIES_MAX_BYTES } from '@app/registry';
+import { McpSessions } from '../../apps/gateway/src/mcp/mcp-sessions.service';
 import { changeCatalog, mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 
@@ -17,10 +18,11 @@ const alice: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] }
 describe('MCP tool lists held in memory (e2e, real Postgres)', () => {
   let gw: RunningGateway;
   let client: Client;
+  let transport: StreamableHTTPClientTransport;
 
   beforeAll(async () => {
     gw = await startGateway();
-    const transport = new StreamableHTTPClientTransport(new URL(`${gw.baseUrl}/mcp`), {
+    transport = new StreamableHTTPClientTransport(new URL(`${gw.baseUrl}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${await mintToken(alice)}` } },
     });
     client = new Client({ name: 'e2e', version: '1.0.0' });
@@ -56,5 +58,25 @@ describe('MCP tool lists held in memory (e2e, real Postgres)', () => {
     // ... and the lists count their bytes (the list body is all that is held) within the bound
     expect(lists.heldBytes).toBeGreaterThanOrEqual(jsonBytes);
     expect(lists.heldBytes).toBeLessThanOrEqual(LIST_BODIES_MAX_BYTES);
+  });
+
+  it('keeps nothing per request a session has answered (the SDK keeps JSON answers: typescript-sdk#2559)', async () => {
+    const session = gw.app.get(McpSessions).get(transport.sessionId!)!;
+    const web = (
+      session.transport as unknown as {
+        _webStandardTransport: { _streamMapping: Map<string, unknown> };
+      }
+    )._webStandardTransport;
+    // what a session holds between requests: its notification stream, if open
+    const between = web._streamMapping.size;
+    expect(between).toBeLessThanOrEqual(1);
+    // ping is answered by the SDK itself (no fast lane), each in JSON-response mode
+    for (let i = 0; i < 30; i++) {
+      await client.ping();
+      await client.listTools();
+    }
+    await Promise.all(Array.from({ length: 10 }, () => client.ping()));
+    expect(web._streamMapping).toBeInstanceOf(Map);
+    expect(web._streamMapping.size).toBe(between);
   });
 });

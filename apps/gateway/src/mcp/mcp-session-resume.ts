@@ -1,6 +1,7 @@
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { noop } from './mcp-session';
+import { releaseAnsweredJson } from './sdk-json-mappings';
 
 /**
  * The SDK has no public way to resume a session id: replays the client's initialize (same
@@ -37,4 +38,5 @@ export async function replayInitialize(
     { parsedBody: initialize },
   );
   await response.body?.cancel().catch(noop);
+  releaseAnsweredJson(transport);
 }

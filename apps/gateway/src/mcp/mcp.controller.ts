@@ -12,6 +12,7 @@ import type { GatewayConfig } from '../config/gateway.config';
 import { invalidToolCallParams, isJsonRpcMessage } from './mcp-request-rules';
 import { McpSessions, ownerOf, SessionOwnerError } from './mcp-sessions.service';
 import { requestAuth } from './mcp-server.factory';
+import { releaseAnsweredJson } from './sdk-json-mappings';
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 
@@ -87,6 +88,7 @@ export class McpController {
         : undefined;
     if (closed) reply.raw.once('close', closed);
     await session.transport.handleRequest(withAuth(request, principal), reply.raw, request.body);
+    releaseAnsweredJson(session.transport);
   }
 
   /** A request without a session: only an initialize opens one. */
@@ -116,6 +118,7 @@ export class McpController {
     const transport = await this.sessions.open({ principal, context }, params?.protocolVersion);
     reply.hijack();
     await transport.handleRequest(withAuth(request, principal), reply.raw, request.body);
+    releaseAnsweredJson(transport);
   }
 }
 
