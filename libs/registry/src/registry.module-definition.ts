@@ -8,7 +8,8 @@ import type { RegistryOptions } from './tokens';
  * every other module (features, meta_tool, selection) reaches the same instances without
  * importing the class again (a second import would build a second catalog).
  */
-export const { ConfigurableModuleClass: ConfigurableRegistryModule } = new ConfigurableModuleBuilder<RegistryOptions>({ optionsInjectionToken: REGISTRY_OPTIONS })
-  .setClassMethodName('forRoot')
-  .setExtras({}, (definition) => ({ ...definition, global: true }))
-  .build();
+export const { ConfigurableModuleClass: ConfigurableRegistryModule } =
+  new ConfigurableModuleBuilder<RegistryOptions>({ optionsInjectionToken: REGISTRY_OPTIONS })
+    .setClassMethodName('forRoot')
+    .setExtras({}, (definition) => ({ ...definition, global: true }))
+    .build();

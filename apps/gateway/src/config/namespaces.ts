@@ -15,7 +15,7 @@ import type { GatewaySettings } from './gateway.config';
 export interface Namespace<T extends ConfigObject> {
   readonly KEY: string;
   /** the namespace's factory over settings already parsed (for `ConfigModule.forRoot({ load })`) */
-  of(settings: GatewaySettings): ConfigFactory<T> & ConfigFactoryKeyHost<T>;
+  of(settings: GatewaySettings): (() => T) & ConfigFactoryKeyHost<T>;
 }
 
 function namespace<T extends ConfigObject>(

@@ -17,7 +17,12 @@ const denied = who('eve', ['analyst']);
 
 function authorTool(): BuiltinTool {
   return {
-    definition: { name: 'author_tool', description: 'x', inputSchema: { type: 'object' } },
+    definition: {
+      name: 'author_tool',
+      description: 'x',
+      inputSchema: { type: 'object' },
+      readOnly: true,
+    },
     category: 'tools',
     requiredRole: 'tool_author',
     call: () => Promise.reject(new Error('not called in this test')),
