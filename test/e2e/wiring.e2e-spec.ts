@@ -2,24 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { MetaToolService, SandboxedToolRunner } from '@app/meta-tool';
-import {
-  AccessExplainer,
-  BuiltinTools,
-  CallActivity,
-  CatalogChangeFeed,
-  CatalogRepository,
-  CatalogService,
-  CatalogStore,
-  Metrics,
-  REGISTRY_OPTIONS,
-  ReportAdminService,
-  ReportExecutor,
-  ReportRepository,
-  SharedCache,
-  ToolCallService,
-} from '@app/registry';
+import { CatalogService, CatalogStore, REGISTRY_OPTIONS, RegistryModule } from '@app/registry';
 import { DisclosurePolicy, SelectionService } from '@app/selection';
 import type { INestApplicationContext, InjectionToken } from '@nestjs/common';
+import { MODULE_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer, NestFactory } from '@nestjs/core';
 import { MetaToolCliModule } from '../../apps/gateway/src/cli/meta-tool-cli.module';
 import { loadSettings } from '../../apps/gateway/src/config/gateway.config';
@@ -32,22 +18,11 @@ import { ToolsModule } from '../../apps/gateway/src/tools/tools.module';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway } from '../support/gateway';
 
-const REGISTRY_SERVICES: InjectionToken[] = [
-  AccessExplainer,
-  BuiltinTools,
-  CallActivity,
-  CatalogChangeFeed,
-  CatalogRepository,
-  CatalogService,
-  CatalogStore,
-  Metrics,
-  REGISTRY_OPTIONS,
-  ReportAdminService,
-  ReportExecutor,
-  ReportRepository,
-  SharedCache,
-  ToolCallService,
-];
+/** Everything RegistryModule exports: its services and REGISTRY_OPTIONS. */
+const REGISTRY_SERVICES = Reflect.getMetadata(
+  MODULE_METADATA.EXPORTS,
+  RegistryModule,
+) as InjectionToken[];
 
 /** The names of the modules that provide `token` themselves (not through an import). */
 function providersOf(app: INestApplicationContext, token: InjectionToken): string[] {
@@ -72,6 +47,7 @@ describe('wiring: each library registered once, one instance of each service', (
   });
 
   it('the app provides every registry, meta_tool and selection service from one module', () => {
+    expect(REGISTRY_SERVICES).toEqual(expect.arrayContaining([CatalogStore, REGISTRY_OPTIONS]));
     for (const token of REGISTRY_SERVICES)
       expect({ token, modules: providersOf(gw.app, token) }).toEqual({
         token,

@@ -1,7 +1,7 @@
 import { initSqlParser, reportToolName } from '@app/templates';
 import type { Principal } from '../access/principal';
-import { accessRecords, storedReport, tenantCatalog } from '../catalog/fixtures.spec-helper';
 import { BuiltinTools } from './builtin-tools';
+import { salesCatalog } from './fixtures.spec-helper';
 import type { BuiltinTool, ServedTool } from './served-tool';
 import { ToolVisibility } from './tool-visibility';
 
@@ -30,23 +30,7 @@ function authorTool(): BuiltinTool {
 }
 
 function setup() {
-  const catalog = tenantCatalog(
-    [
-      storedReport('revenue', 'sales'),
-      storedReport('margin', 'sales'),
-      storedReport('payroll', 'finance'),
-    ],
-    accessRecords({
-      roles: [
-        { name: 'admin', isAdmin: true },
-        { name: 'analyst', isAdmin: false },
-        { name: 'tool_author', isAdmin: false },
-      ],
-      roleGrants: [{ role: 'analyst', category: 'sales', reportId: null }],
-      userGrants: [{ userId: 'eve', effect: 'deny', category: null, reportId: 'revenue' }],
-      contexts: [{ name: 'margins', description: '', category: null, reportId: 'margin' }],
-    }),
-  );
+  const catalog = salesCatalog();
   const builtins = new BuiltinTools();
   return { catalog, builtins, visibility: new ToolVisibility(builtins) };
 }
