@@ -1,5 +1,5 @@
-import { BuiltinTools, GENERATED_TOOL_RUNNER, RegistryModule } from '@app/registry';
-import { Global, Module } from '@nestjs/common';
+import { BuiltinTools, GENERATED_TOOL_RUNNER } from '@app/registry';
+import { Module } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import { GeneratedDataAccess } from './data-access';
@@ -10,6 +10,7 @@ import { GateMetrics } from './gate-metrics';
 import { GeneratedToolControls } from './generated-tool-controls';
 import { GeneratedToolRepository } from './generated-tool.repository';
 import { metaToolBuiltin } from './meta-tool.builtin';
+import { ConfigurableMetaToolModule } from './meta-tool.module-definition';
 import { MetaToolService } from './meta-tool.service';
 import { ProposalRepository } from './proposal.repository';
 import { ProposalReview } from './proposal-review';
@@ -20,12 +21,11 @@ import { StaticChecks } from './static-checks';
 import { ToolInstaller } from './tool-installer';
 
 /**
- * meta_tool and the generated tools it installs. Needs META_TOOL_OPTIONS from the app.
- * Global so the registry's tool calls can reach the sandboxed runner.
+ * meta_tool and the generated tools it installs, registered once by the app with
+ * `MetaToolModule.forRootAsync(...)` (global: the registry's tool calls reach the sandboxed
+ * runner). Uses the global RegistryModule and REGISTRY_OPTIONS.
  */
-@Global()
 @Module({
-  imports: [RegistryModule],
   providers: [
     DecisionEvents,
     DecisionFeed,
@@ -46,7 +46,10 @@ import { ToolInstaller } from './tool-installer';
   ],
   exports: [MetaToolService, GeneratedToolControls, SandboxedToolRunner, GENERATED_TOOL_RUNNER],
 })
-export class MetaToolModule implements OnModuleInit, OnApplicationBootstrap {
+export class MetaToolModule
+  extends ConfigurableMetaToolModule
+  implements OnModuleInit, OnApplicationBootstrap
+{
   private readonly logger = new Logger('MetaTool');
 
   constructor(
@@ -54,7 +57,9 @@ export class MetaToolModule implements OnModuleInit, OnApplicationBootstrap {
     private readonly service: MetaToolService,
     private readonly runner: SandboxedToolRunner,
     private readonly tools: GeneratedToolRepository,
-  ) {}
+  ) {
+    super();
+  }
 
   onModuleInit(): void {
     if (this.service.options.enabled) this.builtins.register(metaToolBuiltin(this.service));

@@ -42,8 +42,10 @@ export type { DatasourceScope } from './catalog/template-check';
 export { SharedCache } from './catalog/shared-cache';
 
 // access
-export { AccessPolicy, permissionSetKey } from './access/access-policy';
-export type { AccessDecision, AccessSubject } from './access/access-policy';
+export { AccessPolicy } from './access/access-policy';
+export type { AccessDecision } from './access/access-policy';
+export type { AccessSubject } from './access/grant-members';
+export { permissionSetKey } from './access/permission-key';
 export { AccessExplainer } from './access/access-explainer.service';
 export type { AccessCheck, AccessExplanation } from './access/access-explainer.service';
 export type { Principal } from './access/principal';

@@ -15,6 +15,8 @@ import { ReportExecutor } from './execution/report-executor';
 import { ReportRepository } from './admin/report.repository';
 import { SharedCache } from './catalog/shared-cache';
 import { ToolCallService } from './execution/tool-calls.service';
+import { ConfigurableRegistryModule } from './registry.module-definition';
+import { REGISTRY_OPTIONS } from './tokens';
 
 const SERVICES = [
   AccessExplainer,
@@ -34,10 +36,13 @@ const SERVICES = [
   ToolCallService,
 ];
 
-/** The catalog, its caches, access, admin writes and the executor. DATABASE, REDIS and
- * REGISTRY_OPTIONS come from a global module of the app. */
+/**
+ * The catalog, its caches, access, admin writes and the executor. Registered once, global:
+ * `RegistryModule.forRootAsync({ inject, useFactory })` gives REGISTRY_OPTIONS; DATABASE and
+ * REDIS come from a global module of the app.
+ */
 @Module({
   providers: [...SERVICES, { provide: VERDICT_STORE, useClass: AdmissionVerdictRepository }],
-  exports: SERVICES,
+  exports: [...SERVICES, REGISTRY_OPTIONS],
 })
-export class RegistryModule {}
+export class RegistryModule extends ConfigurableRegistryModule {}

@@ -1,34 +1,25 @@
-import { LIST_SHAPER, RegistryModule } from '@app/registry';
-import { Global, Module } from '@nestjs/common';
-import type { DynamicModule } from '@nestjs/common';
-import { DisclosurePolicy } from './disclosure';
+import { LIST_SHAPER } from '@app/registry';
+import { Module } from '@nestjs/common';
+import { DISCLOSURE_OPTIONS, DisclosurePolicy } from './disclosure';
 import type { DisclosureOptions } from './disclosure';
+import { ConfigurableSelectionModule } from './selection.module-definition';
 import { SelectionService } from './selection.service';
 
 /**
- * Tool selection. Global, because the registry's CatalogService shapes lists with the
- * disclosure policy (LIST_SHAPER) and cannot import this lib.
+ * Tool selection and progressive disclosure, registered once by the app with
+ * `SelectionModule.forRootAsync(...)` (global: see the module definition). Uses the global
+ * RegistryModule.
  */
-@Global()
-@Module({})
-export class SelectionModule {
-  static forRoot<A extends unknown[]>(
-    options: (...deps: A) => DisclosureOptions,
-    inject: Array<string | symbol> = [],
-  ): DynamicModule {
-    return {
-      module: SelectionModule,
-      imports: [RegistryModule],
-      providers: [
-        {
-          provide: DisclosurePolicy,
-          useFactory: (...deps: unknown[]) => new DisclosurePolicy(options(...(deps as A))),
-          inject,
-        },
-        { provide: LIST_SHAPER, useExisting: DisclosurePolicy },
-        SelectionService,
-      ],
-      exports: [DisclosurePolicy, LIST_SHAPER, SelectionService],
-    };
-  }
-}
+@Module({
+  providers: [
+    {
+      provide: DisclosurePolicy,
+      inject: [DISCLOSURE_OPTIONS],
+      useFactory: (options: DisclosureOptions) => new DisclosurePolicy(options),
+    },
+    { provide: LIST_SHAPER, useExisting: DisclosurePolicy },
+    SelectionService,
+  ],
+  exports: [DisclosurePolicy, LIST_SHAPER, SelectionService],
+})
+export class SelectionModule extends ConfigurableSelectionModule {}

@@ -1,4 +1,3 @@
-import { RegistryModule } from '@app/registry';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { AdminReportsController } from './admin-reports.controller';
@@ -6,7 +5,7 @@ import { GeneratedToolsController } from './generated-tools.controller';
 
 /** The admin API: report metadata and generated tools (`/v1/admin/...`). */
 @Module({
-  imports: [RegistryModule, AuthModule],
+  imports: [AuthModule],
   controllers: [AdminReportsController, GeneratedToolsController],
 })
 export class AdminModule {}

@@ -1,5 +1,3 @@
-import { MetaToolModule } from '@app/meta-tool';
-import { RegistryModule } from '@app/registry';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { CatalogEventsController, CatalogEventStreams } from './catalog-events.controller';
@@ -8,7 +6,7 @@ import { ConsoleAdminService } from './console-admin.service';
 
 /** The admin console's API: dry runs, previews, live catalog events, review and health reads. */
 @Module({
-  imports: [AuthModule, RegistryModule, MetaToolModule],
+  imports: [AuthModule],
   controllers: [ConsoleAdminController, CatalogEventsController],
   providers: [ConsoleAdminService, CatalogEventStreams],
 })

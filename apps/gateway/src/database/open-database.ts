@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '@app/db';
 import { sql } from 'kysely';
 import { ConfigError } from '../config/gateway.config';
 import type { GatewaySettings } from '../config/gateway.config';
+import type { DatabaseSettings } from '../config/namespaces';
 
 export interface OpenedDatabase {
   handle: DatabaseHandle;
@@ -15,7 +16,7 @@ export interface OpenedDatabase {
  * Postgres when DATABASE_URL is set; otherwise the embedded PGlite under DATA_DIR,
  * migrated and seeded with the demo catalog on its first start.
  */
-export async function openDatabase(settings: GatewaySettings): Promise<OpenedDatabase> {
+export async function openDatabase(settings: DatabaseSettings): Promise<OpenedDatabase> {
   if (settings.databaseUrl) {
     const handle = connectPostgres(settings.databaseUrl, settings.dbPoolSize);
     return { handle, description: `Postgres at ${redact(settings.databaseUrl)}` };

@@ -1,4 +1,3 @@
-import { RegistryModule } from '@app/registry';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { McpCallHotPath } from './mcp-call.hot-path';
@@ -8,7 +7,7 @@ import { McpSessions } from './mcp-sessions.service';
 import { McpController } from './mcp.controller';
 
 @Module({
-  imports: [RegistryModule, AuthModule],
+  imports: [AuthModule],
   controllers: [McpController],
   providers: [McpServerFactory, McpSessions, McpListHotPath, McpCallHotPath],
   exports: [McpListHotPath, McpCallHotPath],

@@ -1,7 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { RegistryModule } from '@app/registry';
 import { AuthModule } from '../auth/auth.module';
 import { Limits } from './limits';
 import { PINO_LOGGER, RequestPipeline } from './request-pipeline';
@@ -13,7 +12,7 @@ export class PipelineModule {
   static forRoot(logger: Logger): DynamicModule {
     return {
       module: PipelineModule,
-      imports: [AuthModule, RegistryModule],
+      imports: [AuthModule],
       providers: [{ provide: PINO_LOGGER, useValue: logger }, Limits, RequestPipeline],
       exports: [PINO_LOGGER, Limits, RequestPipeline],
     };

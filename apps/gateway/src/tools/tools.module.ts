@@ -1,4 +1,3 @@
-import { RegistryModule } from '@app/registry';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { AccessController } from './access.controller';
@@ -10,7 +9,7 @@ import { ToolsController } from './tools.controller';
 
 /** The REST tool API: lists, calls, provider tool-call batches, select, explain, fast lanes. */
 @Module({
-  imports: [RegistryModule, AuthModule],
+  imports: [AuthModule],
   controllers: [SelectController, ToolsController, ToolCallsController, AccessController],
   providers: [ToolListHotPath, ToolCallHotPath],
 })

@@ -1,6 +1,6 @@
 import { accessRecords } from '../catalog/fixtures.spec-helper';
 import type { Principal } from './principal';
-import { AccessPolicy, permissionSetKey } from './access-policy';
+import { AccessPolicy } from './access-policy';
 
 const who = (userId: string, roles: string[] = []): Principal => ({
   tenantId: 'acme',
@@ -99,20 +99,5 @@ describe('AccessPolicy', () => {
     expect(policy.inContext('stock', sales)).toBe(false);
     expect(policy.inContext('nowhere', sales)).toBe(false);
     expect(policy.hasContext('nowhere')).toBe(false);
-  });
-});
-
-describe('permissionSetKey', () => {
-  it('is equal for equal roles and claim names, whatever the claim order', () => {
-    expect(permissionSetKey(['a', 'b'], ['region', 'store'])).toBe(
-      permissionSetKey(['a', 'b'], ['store', 'region']),
-    );
-  });
-
-  it('differs for other roles, other claims, or a user with own rules', () => {
-    const base = permissionSetKey(['a'], ['region']);
-    expect(permissionSetKey(['b'], ['region'])).not.toBe(base);
-    expect(permissionSetKey(['a'], [])).not.toBe(base);
-    expect(permissionSetKey(['a'], ['region'], 'dave')).not.toBe(base);
   });
 });

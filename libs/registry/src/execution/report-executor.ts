@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { columnTypeName, namedStatement, ResultTooLargeError } from '@app/db';
+import { namedStatement } from '@app/db';
 import type { DatabaseHandle, GuardedReadResult, NamedStatement, SqlResult } from '@app/db';
 import type { ReportTool } from '@app/templates';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -8,11 +7,11 @@ import type { TenantCatalog } from '../catalog/tenant-catalog';
 import { activeTraceId, withSpan } from '../tracing';
 import { DATABASE, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
+import { readFailure, tooLarge } from './read-failure';
+import { columnsOf, rowObjects } from './result-rows';
 import { sessionLimits, sessionSetup } from './session-setup';
 import { toolFailure, toolPage } from './tool-outcome';
 import type { ToolCallOutcome } from './tool-outcome';
-
-const QUERY_CANCELED = '57014';
 
 /**
  * Runs a report as parameterised SQL in a READ ONLY transaction with a statement timeout
@@ -63,14 +62,14 @@ export class ReportExecutor {
         this.statementFor(catalog.tenant, tool),
       );
     } catch (err) {
-      return this.describeFailure(name, err, timeoutMs);
+      return readFailure(name, err, timeoutMs, (line) => this.logger.error(line));
     }
     const hasMore = result.rows.length > pageSize;
     const rows = rowObjects(result, hasMore ? pageSize : result.rows.length);
     // serialised once: the cap is checked on these bytes and the answer reuses them
     const rowsJson = JSON.stringify(rows);
     const bytes = Buffer.byteLength(rowsJson);
-    if (bytes > maxBytes) return this.tooLarge(name, bytes, false, maxBytes);
+    if (bytes > maxBytes) return tooLarge(name, bytes, false, maxBytes);
     return toolPage(
       name,
       {
@@ -107,19 +106,6 @@ export class ReportExecutor {
     );
     this.statements.set(tool, { tenantId: tenant.id, dataSchema, statement });
     return statement;
-  }
-
-  private tooLarge(
-    name: string,
-    bytes: number,
-    atLeast: boolean,
-    maxBytes: number,
-  ): ToolCallOutcome {
-    return toolFailure(
-      name,
-      'RESULT_TOO_LARGE',
-      `this page is ${atLeast ? 'more than ' : ''}${bytes} bytes, over the ${maxBytes}-byte limit; ask for a smaller page_size or narrow the filters`,
-    );
   }
 
   /**
@@ -172,65 +158,7 @@ export class ReportExecutor {
       }),
     );
   }
-
-  private describeFailure(name: string, err: unknown, timeoutMs: number): ToolCallOutcome {
-    if (err instanceof ResultTooLargeError)
-      return this.tooLarge(name, err.atLeastBytes, true, err.limit);
-    const pgError = err as { code?: string; message?: string };
-    const seconds = timeoutMs / 1000;
-    if (pgError.code === QUERY_CANCELED || /Query read timeout/.test(pgError.message ?? '')) {
-      return toolFailure(
-        name,
-        'TIMEOUT',
-        `the query took longer than ${seconds} s and was stopped; narrow the filters (for example a shorter date range) and try again`,
-      );
-    }
-    if (typeof pgError.code === 'string' && pgError.code.startsWith('22')) {
-      return toolFailure(
-        name,
-        'QUERY_FAILED',
-        `the database refused a value: ${pgError.message ?? 'invalid value'}; check the arguments`,
-      );
-    }
-    if (
-      (typeof pgError.code === 'string' && /^(08|57P)/.test(pgError.code)) ||
-      /ECONNREFUSED|ECONNRESET|terminat|closed/i.test(pgError.message ?? '')
-    ) {
-      return toolFailure(
-        name,
-        'DATA_UNAVAILABLE',
-        'the report database is unavailable right now; try again later',
-      );
-    }
-    const reference = randomUUID();
-    this.logger.error(
-      `report ${name} failed (reference ${reference}): ${pgError.message ?? String(err)}`,
-    );
-    return toolFailure(
-      name,
-      'QUERY_FAILED',
-      `the report query failed; the report may be misconfigured, so tell an administrator (reference ${reference})`,
-    );
-  }
 }
 
 /** What an unpaged read (a generated tool's ctx.query) may return at most. */
 const MAX_UNPAGED_BYTES = 16 * 1024 * 1024;
-
-/** The result's columns with their type names. */
-function columnsOf(result: GuardedReadResult): Array<{ name: string; type: string }> {
-  return result.fields.map((f) => ({ name: f.name, type: columnTypeName(f.dataTypeID) }));
-}
-
-/** The first `count` rows as objects keyed by column name, as the API returns them. */
-function rowObjects(result: GuardedReadResult, count: number): Record<string, unknown>[] {
-  const names = result.fields.map((f) => f.name);
-  const rows = new Array<Record<string, unknown>>(count);
-  for (let r = 0; r < count; r++) {
-    const values = result.rows[r];
-    const row: Record<string, unknown> = {};
-    for (let c = 0; c < names.length; c++) row[names[c]] = values[c];
-    rows[r] = row;
-  }
-  return rows;
-}

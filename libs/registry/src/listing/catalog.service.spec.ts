@@ -1,12 +1,12 @@
 import { initSqlParser, reportToolName } from '@app/templates';
 import type { Principal } from '../access/principal';
 import type { CatalogStore } from '../catalog/catalog-store';
-import { accessRecords, storedReport, tenantCatalog } from '../catalog/fixtures.spec-helper';
 import { SharedCache } from '../catalog/shared-cache';
 import { TenantCatalog } from '../catalog/tenant-catalog';
 import type { Metrics } from '../metrics';
 import { BuiltinTools } from './builtin-tools';
 import { CatalogService } from './catalog.service';
+import { salesCatalog } from './fixtures.spec-helper';
 import type { ListVariant } from './list-bodies';
 
 const analyst: Principal = { tenantId: 'acme', userId: 'bob', roles: ['analyst'], claims: {} };
@@ -30,21 +30,7 @@ class FakeStore {
 }
 
 function setup() {
-  const catalog = tenantCatalog(
-    [
-      storedReport('revenue', 'sales'),
-      storedReport('margin', 'sales'),
-      storedReport('payroll', 'finance'),
-    ],
-    accessRecords({
-      roles: [
-        { name: 'admin', isAdmin: true },
-        { name: 'analyst', isAdmin: false },
-      ],
-      roleGrants: [{ role: 'analyst', category: 'sales', reportId: null }],
-      contexts: [{ name: 'margins', description: '', category: null, reportId: 'margin' }],
-    }),
-  );
+  const catalog = salesCatalog();
   const store = new FakeStore(catalog);
   const levels: string[] = [];
   const metrics = {

@@ -12,8 +12,8 @@ import type { ServedTool } from './served-tool';
 import { SharedCache } from '../catalog/shared-cache';
 import { bodyKey, ListBodies } from './list-bodies';
 import type { ListVariant } from './list-bodies';
-import { ToolIndex } from './tool-index';
-import { permits, toolsetKey } from './toolset';
+import { toolsetKey } from './toolset';
+import { ToolVisibility } from './tool-visibility';
 import type { TenantCatalog } from '../catalog/tenant-catalog';
 import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
@@ -34,16 +34,17 @@ export interface VisibleSet {
 @Injectable()
 export class CatalogService {
   private readonly bodies: ListBodies;
-  private readonly indexes = new WeakMap<TenantCatalog, ToolIndex>();
+  private readonly visibility: ToolVisibility;
 
   constructor(
     readonly store: CatalogStore,
-    private readonly builtins: BuiltinTools,
+    builtins: BuiltinTools,
     shared: SharedCache,
     metrics: Metrics,
     @Optional() @Inject(REGISTRY_OPTIONS) options: RegistryOptions | null = null,
     @Optional() @Inject(LIST_SHAPER) private readonly shaper: ListShaper | null = null,
   ) {
+    this.visibility = new ToolVisibility(builtins);
     this.bodies = new ListBodies(
       shared,
       (tenant) => store.l2Scope(tenant),
@@ -57,35 +58,10 @@ export class CatalogService {
     return this.store.catalog(tenantId);
   }
 
-  private index(catalog: TenantCatalog): ToolIndex {
-    let index = this.indexes.get(catalog);
-    if (!index || index.builtinsVersion !== this.builtins.version) {
-      index = new ToolIndex(
-        catalog.reports,
-        catalog.generated.values(),
-        this.builtins.all(),
-        this.builtins.version,
-      );
-      this.indexes.set(catalog, index);
-    }
-    return index;
-  }
-
   async visibleSet(principal: Principal, context?: string): Promise<VisibleSet> {
     const catalog = await this.store.catalog(principal.tenantId);
     const { key, roles } = toolsetKey(catalog, principal, context);
-    const index = this.index(catalog);
-    const reach = catalog.access.reach(principal, roles);
-    // only what this caller can reach is judged now (in slices that yield to the event loop)
-    await catalog.reports.prepare(
-      reach.everything ? undefined : catalog.reports.idsReachable(reach.categories, reach.names),
-    );
-    const candidates = reach.everything
-      ? index.all
-      : index.reachable(reach.categories, reach.names);
-    const tools = candidates
-      .filter((tool) => permits(catalog, principal, roles, tool, context))
-      .sort((a, b) => (a.definition.name < b.definition.name ? -1 : 1));
+    const tools = await this.visibility.visible(catalog, principal, roles, context);
     return { catalog, tools, key };
   }
 
@@ -176,11 +152,8 @@ export class CatalogService {
     name: string,
   ): { catalog: TenantCatalog; tool: ServedTool } | undefined {
     const catalog = this.store.current(principal.tenantId);
-    if (!catalog) return undefined;
-    const tool = this.index(catalog).get(name);
-    if (!tool) return undefined;
-    const roles = catalog.access.effectiveRoles(principal);
-    return permits(catalog, principal, roles, tool, undefined) ? { catalog, tool } : undefined;
+    const tool = catalog && this.visibility.usable(catalog, principal, name);
+    return catalog && tool ? { catalog, tool } : undefined;
   }
 
   /** A tool in the caller's own visible set; missing and forbidden are the same error. */
@@ -189,9 +162,8 @@ export class CatalogService {
     name: string,
   ): Promise<{ catalog: TenantCatalog; tool: ServedTool }> {
     const catalog = await this.store.catalog(principal.tenantId);
-    const tool = this.index(catalog).get(name);
-    const roles = catalog.access.effectiveRoles(principal);
-    if (!tool || !permits(catalog, principal, roles, tool, undefined)) throw toolNotFound(name);
+    const tool = this.visibility.usable(catalog, principal, name);
+    if (!tool) throw toolNotFound(name);
     return { catalog, tool };
   }
 
@@ -202,6 +174,6 @@ export class CatalogService {
   ): Promise<{ catalog: TenantCatalog; tools: ServedTool[] }> {
     const catalog = await this.store.catalog(tenantId, options);
     await catalog.reports.prepare();
-    return { catalog, tools: this.index(catalog).all };
+    return { catalog, tools: this.visibility.index(catalog).all };
   }
 }

@@ -1,5 +1,5 @@
 import type { ReportTool, ToolDefinition } from '@app/templates';
-import type { AccessSubject } from '../access/access-policy';
+import type { AccessSubject } from '../access/grant-members';
 import { GENERATED_CATEGORY, TOOL_AUTHOR_ROLE } from '../catalog/generated-tools';
 import type { GeneratedTool } from '../catalog/generated-tools';
 import type { Principal } from '../access/principal';

@@ -1,5 +1,5 @@
 import type { Principal } from '../access/principal';
-import { permissionSetKey } from '../access/access-policy';
+import { permissionSetKey } from '../access/permission-key';
 import type { TenantCatalog } from '../catalog/tenant-catalog';
 import { RegistryError } from '../errors';
 import { accessSubject } from './served-tool';
