@@ -146,7 +146,7 @@ export function sampleRss(
       try {
         const status = readFileSync(`/proc/${r.pid}/status`, 'utf8');
         const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
-        if (kb) rec.rss.push({ t: rec.now(), replica: r.name, mb: kb / 1024 });
+        if (kb) rec.rss.push({ t: rec.now(), replica: r.name, pid: r.pid, mb: kb / 1024 });
       } catch {
         // the replica is between lives (killed, restarting)
       }

@@ -62,7 +62,7 @@ export interface Phase {
 export class Recorder {
   readonly samples: Sample[] = [];
   readonly phases: Phase[] = [];
-  readonly rss: Array<{ t: number; replica: string; mb: number }> = [];
+  readonly rss: Array<{ t: number; replica: string; pid: number; mb: number }> = [];
   /** the replica's own view (its /metrics): V8 heap used, memory outside the heap, series */
   readonly heap: Array<{
     t: number;

@@ -1,14 +1,22 @@
-import { afterGcFigures, FLAT_MB_PER_MIN, slopePerMinute } from './report-data';
+import { afterGcFigures, FLAT_MB_PER_MIN, LIFE_WARMUP_MS, slopePerMinute } from './report-data';
 import { Recorder } from './model';
 
-function recorderWith(
-  samples: Array<{ min: number; replica: string; pid: number; heapMb: number; rssMb: number }>,
-): Recorder {
+type Life = { replica: string; pid: number; bornMin: number };
+type Gc = { min: number; heapMb: number; rssMb: number };
+
+/** Replica lives (born when their pid is first seen in the RSS samples) and their GC samples. */
+function recorderWith(lives: Array<Life & { gc: Gc[] }>): Recorder {
   const rec = new Recorder(0);
   rec.warmupEnd = 20_000;
-  for (const s of samples) rec.afterGc.push({ t: s.min * 60_000, ...s });
+  for (const life of lives) {
+    rec.rss.push({ t: life.bornMin * 60_000, replica: life.replica, pid: life.pid, mb: 100 });
+    for (const g of life.gc)
+      rec.afterGc.push({ t: g.min * 60_000, replica: life.replica, pid: life.pid, ...g });
+  }
   return rec;
 }
+const minutes = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('soak memory after GC', () => {
   it('measures slopes in MB per minute', () => {
@@ -16,18 +24,28 @@ describe('soak memory after GC', () => {
     expect(slopePerMinute([{ t: 0, y: 1 }])).toBeNaN();
   });
 
-  it('judges each replica life apart: a restart is not growth', () => {
+  it('judges each replica life apart, after its own warm-up: a restart is not growth', () => {
+    expect(LIFE_WARMUP_MS).toBe(120_000);
     const rec = recorderWith([
-      // gw1 dies at minute 3 (pid 10) and comes back smaller (pid 11); each life is flat
-      ...[1, 2, 3].map((min) => ({ min, replica: 'gw1', pid: 10, heapMb: 80, rssMb: 200 })),
-      ...[4, 5, 6].map((min) => ({ min, replica: 'gw1', pid: 11, heapMb: 60, rssMb: 150 })),
-      ...[1, 2, 3, 4, 5, 6].map((min) => ({
-        min,
+      // gw1 dies at minute 5 and comes back smaller; each life grows only while it warms up
+      {
+        replica: 'gw1',
+        pid: 10,
+        bornMin: 0,
+        gc: minutes(1, 5).map((min) => ({ min, heapMb: min < 2 ? 60 : 80, rssMb: 200 })),
+      },
+      {
+        replica: 'gw1',
+        pid: 11,
+        bornMin: 5,
+        gc: minutes(6, 12).map((min) => ({ min, heapMb: 60, rssMb: min < 7 ? 100 : 150 })),
+      },
+      {
         replica: 'gw2',
         pid: 20,
-        heapMb: 70,
-        rssMb: 190,
-      })),
+        bornMin: 0,
+        gc: minutes(1, 12).map((min) => ({ min, heapMb: 70, rssMb: 190 })),
+      },
     ]);
     const f = afterGcFigures(rec);
     expect(f.judged).toBe(3);
@@ -36,26 +54,22 @@ describe('soak memory after GC', () => {
     expect(f.rows).toHaveLength(3);
   });
 
-  it('reports the steepest growth, and leaves out lives too short to judge and the warm-up', () => {
+  it('reports the steepest growth, and leaves out lives too short to judge', () => {
     const rec = recorderWith([
       // growing 3 MB/min of RSS after GC: not flat
-      ...[1, 2, 3, 4].map((min) => ({
-        min,
+      {
         replica: 'gw1',
         pid: 10,
-        heapMb: 50 + min,
-        rssMb: 150 + 3 * min,
-      })),
-      // two samples only: shown, not judged
-      ...[5, 6].map((min) => ({
-        min,
+        bornMin: 0,
+        gc: minutes(2, 6).map((min) => ({ min, heapMb: 50 + min, rssMb: 150 + 3 * min })),
+      },
+      // two samples after its warm-up only: shown, not judged
+      {
         replica: 'gw2',
         pid: 21,
-        heapMb: 50 + 100 * min,
-        rssMb: 150,
-      })),
-      // in the warm-up (20 s): left out
-      { min: 0.1, replica: 'gw2', pid: 20, heapMb: 500, rssMb: 900 },
+        bornMin: 3,
+        gc: minutes(4, 6).map((min) => ({ min, heapMb: 50 + 100 * min, rssMb: 150 })),
+      },
     ]);
     const f = afterGcFigures(rec);
     expect(f.judged).toBe(1);
@@ -67,7 +81,7 @@ describe('soak memory after GC', () => {
 
   it('judges nothing when the run is too short', () => {
     const f = afterGcFigures(
-      recorderWith([{ min: 1, replica: 'gw1', pid: 1, heapMb: 1, rssMb: 1 }]),
+      recorderWith([{ replica: 'gw1', pid: 1, bornMin: 0, gc: [{ min: 1, heapMb: 1, rssMb: 1 }] }]),
     );
     expect(f.judged).toBe(0);
     expect(f.worstHeapSlope).toBeNaN();

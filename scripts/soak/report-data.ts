@@ -149,14 +149,24 @@ export interface AfterGcFigures {
   judged: number;
 }
 
+/** A replica life warms up (JIT, catalogs, connections, caches) for its first two minutes. */
+export const LIFE_WARMUP_MS = 120_000;
+
 /**
  * Memory after a full GC, per replica life (a killed replica starts a new one): first and
- * last sample after warm-up and the least-squares slope over the life. A life is judged when
- * it has at least 3 samples over at least 2 minutes.
+ * last sample after the life's warm-up and the least-squares slope over the life. A life is
+ * judged when it has at least 3 samples over at least 2 minutes.
  */
 export function afterGcFigures(rec: Recorder): AfterGcFigures {
+  // a life starts when its pid is first seen (RSS is sampled every 2 s from the start)
+  const born = new Map<number, number>();
+  for (const s of [...rec.rss, ...rec.afterGc].sort((a, b) => a.t - b.t)) {
+    if (!born.has(s.pid)) born.set(s.pid, s.t);
+  }
   const lives = new Map<string, Recorder['afterGc']>();
-  for (const s of rec.afterGc.filter((x) => x.t > rec.warmupEnd)) {
+  const warm = (s: Recorder['afterGc'][number]) =>
+    s.t > rec.warmupEnd && s.t >= (born.get(s.pid) ?? 0) + LIFE_WARMUP_MS;
+  for (const s of rec.afterGc.filter(warm)) {
     const key = `${s.replica} (pid ${s.pid})`;
     if (!lives.has(key)) lives.set(key, []);
     lives.get(key)!.push(s);

@@ -1,6 +1,6 @@
 import { GRACE_MS, RECOVERY_MS } from './model';
 import type { Recorder } from './model';
-import { FLAT_MB_PER_MIN } from './report-data';
+import { FLAT_MB_PER_MIN, LIFE_WARMUP_MS } from './report-data';
 import type { Figures } from './report-data';
 
 export interface RunFacts {
@@ -121,7 +121,8 @@ ${f.rssRows.join('\n')}
 Heap used and RSS read between collections include garbage V8 has not needed to collect yet,
 so they rise with traffic until the next major GC. What a replica holds is measured after a
 full GC (\`HeapProfiler.collectGarbage\` through the replica's inspector, which the soak turns
-on at 127.0.0.1), every minute and once after the traffic; the target is judged on these.
+on at 127.0.0.1), every minute and once after the traffic; the target is judged on these,
+per replica life, after the life's first ${LIFE_WARMUP_MS / 60_000} minutes (a restarted replica warms up too).
 
 | replica life | samples after warm-up | heap after GC (MB) | slope (MB/min) | RSS after GC (MB) | slope (MB/min) |
 | --- | --- | --- | --- | --- | --- |
