@@ -14,7 +14,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev
 
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/app/.data
+# two malloc arenas keep RSS flat under load (docs/operations/cluster.md, bench/SOAK.md)
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/app/.data MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

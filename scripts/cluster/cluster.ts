@@ -198,7 +198,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     throw new Error(`--replicas must be between 1 and ${MAX_REPLICAS}`);
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+  // two malloc arenas: with glibc's default (8 per core) RSS rose in ~5 MB steps as libuv
+  // threads touched new arenas (bench/SOAK.md, 2026-12-03); the environment can override it
+  const env: Record<string, string | undefined> = {
+    MALLOC_ARENA_MAX: '2',
+    ...process.env,
+    ...options.env,
+  };
   const replicas: ReplicaProcess[] = [];
   for (let i = 1; i <= options.replicas; i++) {
     const own = { ...env, ...options.replicaEnv?.[`gw${i}`] };

@@ -128,7 +128,7 @@ async function sampleAfterGc(
 
 /**
  * Samples each replica's RSS every 2 s (from /proc), its heap every 10 s (from its /metrics,
- * so heap growth and RSS growth can be told apart), and both after a full GC every minute
+ * so heap growth and RSS growth can be told apart), and both after a full GC every 20 s
  * and once more when traffic has stopped; returns what stops it.
  */
 export function sampleRss(
@@ -139,7 +139,7 @@ export function sampleRss(
   let tick = 0;
   const timer = setInterval(() => {
     tick += 1;
-    if (tick % 30 === 0) void sampleAfterGc(c, rec, inspectPorts);
+    if (tick % 10 === 0) void sampleAfterGc(c, rec, inspectPorts);
     for (const r of c.replicas) {
       if (!r.pid) continue;
       if (tick % 5 === 0) void sampleHeap(r, rec).catch(() => undefined);

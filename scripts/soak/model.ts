@@ -72,7 +72,7 @@ export class Recorder {
     externalMb: number;
     seriesLines: number;
   }> = [];
-  /** heap used and RSS right after a full GC, every minute and once after the traffic */
+  /** heap used and RSS right after a full GC, every 20 s and once after the traffic */
   readonly afterGc: Array<{
     t: number;
     replica: string;

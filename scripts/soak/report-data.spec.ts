@@ -25,20 +25,20 @@ describe('soak memory after GC', () => {
   });
 
   it('judges each replica life apart, after its own warm-up: a restart is not growth', () => {
-    expect(LIFE_WARMUP_MS).toBe(120_000);
+    expect(LIFE_WARMUP_MS).toBe(60_000);
     const rec = recorderWith([
       // gw1 dies at minute 5 and comes back smaller; each life grows only while it warms up
       {
         replica: 'gw1',
         pid: 10,
         bornMin: 0,
-        gc: minutes(1, 5).map((min) => ({ min, heapMb: min < 2 ? 60 : 80, rssMb: 200 })),
+        gc: minutes(0, 5).map((min) => ({ min, heapMb: min < 1 ? 60 : 80, rssMb: 200 })),
       },
       {
         replica: 'gw1',
         pid: 11,
         bornMin: 5,
-        gc: minutes(6, 12).map((min) => ({ min, heapMb: 60, rssMb: min < 7 ? 100 : 150 })),
+        gc: minutes(5, 12).map((min) => ({ min, heapMb: 60, rssMb: min < 6 ? 100 : 150 })),
       },
       {
         replica: 'gw2',
@@ -63,7 +63,7 @@ describe('soak memory after GC', () => {
         bornMin: 0,
         gc: minutes(2, 6).map((min) => ({ min, heapMb: 50 + min, rssMb: 150 + 3 * min })),
       },
-      // two samples after its warm-up only: shown, not judged
+      // three samples after its warm-up only: shown, not judged
       {
         replica: 'gw2',
         pid: 21,

@@ -149,13 +149,14 @@ export interface AfterGcFigures {
   judged: number;
 }
 
-/** A replica life warms up (JIT, catalogs, connections, caches) for its first two minutes. */
-export const LIFE_WARMUP_MS = 120_000;
+/** A replica life warms up (JIT, catalogs, connections, caches) for its first minute. */
+export const LIFE_WARMUP_MS = 60_000;
 
 /**
  * Memory after a full GC, per replica life (a killed replica starts a new one): first and
  * last sample after the life's warm-up and the least-squares slope over the life. A life is
- * judged when it has at least 3 samples over at least 2 minutes.
+ * judged when it has at least 4 samples over at least 90 seconds (20 s apart: a 3-minute run
+ * judges the replicas that were not restarted).
  */
 export function afterGcFigures(rec: Recorder): AfterGcFigures {
   // a life starts when its pid is first seen (RSS is sampled every 2 s from the start)
@@ -179,7 +180,7 @@ export function afterGcFigures(rec: Recorder): AfterGcFigures {
     const heapSlope = slopePerMinute(xs.map((x) => ({ t: x.t / 1000, y: x.heapMb })));
     const rssSlope = slopePerMinute(xs.map((x) => ({ t: x.t / 1000, y: x.rssMb })));
     const minutes = (xs.at(-1)!.t - xs[0].t) / 60_000;
-    if (xs.length >= 3 && minutes >= 2) {
+    if (xs.length >= 4 && minutes >= 1.5) {
       judged += 1;
       worstHeapSlope = worst(worstHeapSlope, heapSlope);
       worstRssSlope = worst(worstRssSlope, rssSlope);

@@ -38,7 +38,8 @@ Produced by \`npm run soak -- --minutes ${o.minutes} --replicas ${o.replicas}${r
 
 function flatVerdict(f: Figures): string {
   const { judged, worstHeapSlope, worstRssSlope } = f.afterGc;
-  if (judged === 0) return 'not judged: no replica life with 3 samples over 2 minutes (run longer)';
+  if (judged === 0)
+    return 'not judged: no replica life with 4 samples over 90 s after its warm-up (run longer)';
   const flat = worstHeapSlope < FLAT_MB_PER_MIN && worstRssSlope < FLAT_MB_PER_MIN;
   return `**${flat ? 'flat' : 'not flat'}**: steepest heap ${worstHeapSlope.toFixed(2)}, RSS ${worstRssSlope.toFixed(2)} MB/min over ${judged} replica lives`;
 }
@@ -121,8 +122,8 @@ ${f.rssRows.join('\n')}
 Heap used and RSS read between collections include garbage V8 has not needed to collect yet,
 so they rise with traffic until the next major GC. What a replica holds is measured after a
 full GC (\`HeapProfiler.collectGarbage\` through the replica's inspector, which the soak turns
-on at 127.0.0.1), every minute and once after the traffic; the target is judged on these,
-per replica life, after the life's first ${LIFE_WARMUP_MS / 60_000} minutes (a restarted replica warms up too).
+on at 127.0.0.1), every 20 s and once after the traffic; the target is judged on these,
+per replica life, after the life's first ${LIFE_WARMUP_MS / 1000} s (a restarted replica warms up too).
 
 | replica life | samples after warm-up | heap after GC (MB) | slope (MB/min) | RSS after GC (MB) | slope (MB/min) |
 | --- | --- | --- | --- | --- | --- |
