@@ -1,4 +1,10 @@
-import { afterGcFigures, FLAT_MB_PER_MIN, LIFE_WARMUP_MS, slopePerMinute } from './report-data';
+import {
+  afterGcFigures,
+  FLAT_MB_PER_MIN,
+  LIFE_WARMUP_MS,
+  NOISE_MB,
+  slopePerMinute,
+} from './report-data';
 import { Recorder } from './model';
 
 type Life = { replica: string; pid: number; bornMin: number };
@@ -49,6 +55,7 @@ describe('soak memory after GC', () => {
     ]);
     const f = afterGcFigures(rec);
     expect(f.judged).toBe(3);
+    expect(f.growing).toEqual([]);
     expect(f.worstHeapSlope).toBeCloseTo(0);
     expect(f.worstRssSlope).toBeCloseTo(0);
     expect(f.rows).toHaveLength(3);
@@ -73,6 +80,7 @@ describe('soak memory after GC', () => {
     ]);
     const f = afterGcFigures(rec);
     expect(f.judged).toBe(1);
+    expect(f.growing).toEqual(['gw1 (pid 10)']);
     expect(f.worstRssSlope).toBeCloseTo(3);
     expect(f.worstRssSlope).toBeGreaterThan(FLAT_MB_PER_MIN);
     expect(f.worstHeapSlope).toBeCloseTo(1);
@@ -85,5 +93,30 @@ describe('soak memory after GC', () => {
     );
     expect(f.judged).toBe(0);
     expect(f.worstHeapSlope).toBeNaN();
+  });
+
+  it('calls a steep slope over a short span noise when the growth stays under the noise floor', () => {
+    expect(NOISE_MB).toBe(2);
+    const f = afterGcFigures(
+      recorderWith([
+        // +0.6 MB/min for 3 minutes: 1.8 MB in all, within the jitter of RSS after GC
+        {
+          replica: 'gw1',
+          pid: 1,
+          bornMin: 0,
+          gc: minutes(1, 4).map((min) => ({ min, heapMb: 50, rssMb: 140 + 0.6 * min })),
+        },
+        // +1 MB/min for 5 minutes: 5 MB, growth
+        {
+          replica: 'gw2',
+          pid: 2,
+          bornMin: 0,
+          gc: minutes(1, 6).map((min) => ({ min, heapMb: 50 + min, rssMb: 140 })),
+        },
+      ]),
+    );
+    expect(f.judged).toBe(2);
+    expect(f.worstRssSlope).toBeGreaterThan(FLAT_MB_PER_MIN);
+    expect(f.growing).toEqual(['gw2 (pid 2)']);
   });
 });

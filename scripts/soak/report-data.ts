@@ -140,6 +140,11 @@ function rssRows(rec: Recorder): string[] {
 
 /** Growth below this, after a full GC, is "flat": 0.5 MB/min is 30 MB an hour. */
 export const FLAT_MB_PER_MIN = 0.5;
+/**
+ * Below this much growth over a life's judged span, a slope is noise: RSS after GC moves by
+ * up to ~1 MB from one sample to the next. A short run can only show growth above it.
+ */
+export const NOISE_MB = 2;
 
 export interface AfterGcFigures {
   rows: string[];
@@ -147,7 +152,13 @@ export interface AfterGcFigures {
   worstHeapSlope: number;
   worstRssSlope: number;
   judged: number;
+  /** judged lives whose heap or RSS after GC grew (slope and growth both above the bars) */
+  growing: string[];
 }
+
+/** Grows: faster than FLAT_MB_PER_MIN, and by more than NOISE_MB over the span. */
+const grows = (slope: number, minutes: number) =>
+  slope >= FLAT_MB_PER_MIN && slope * minutes >= NOISE_MB;
 
 /** A replica life warms up (JIT, catalogs, connections, caches) for its first minute. */
 export const LIFE_WARMUP_MS = 60_000;
@@ -155,7 +166,7 @@ export const LIFE_WARMUP_MS = 60_000;
 /**
  * Memory after a full GC, per replica life (a killed replica starts a new one): first and
  * last sample after the life's warm-up and the least-squares slope over the life. A life is
- * judged when it has at least 4 samples over at least 90 seconds (20 s apart: a 3-minute run
+ * judged when it has at least 4 samples over at least 75 seconds (20 s apart: a 3-minute run
  * judges the replicas that were not restarted).
  */
 export function afterGcFigures(rec: Recorder): AfterGcFigures {
@@ -175,18 +186,20 @@ export function afterGcFigures(rec: Recorder): AfterGcFigures {
   let worstHeapSlope = NaN;
   let worstRssSlope = NaN;
   let judged = 0;
+  const growing: string[] = [];
   const worst = (a: number, b: number) => (Number.isNaN(a) || b > a ? b : a);
   const rows = [...lives.entries()].map(([life, xs]) => {
     const heapSlope = slopePerMinute(xs.map((x) => ({ t: x.t / 1000, y: x.heapMb })));
     const rssSlope = slopePerMinute(xs.map((x) => ({ t: x.t / 1000, y: x.rssMb })));
     const minutes = (xs.at(-1)!.t - xs[0].t) / 60_000;
-    if (xs.length >= 4 && minutes >= 1.5) {
+    if (xs.length >= 4 && minutes >= 1.25) {
       judged += 1;
+      if (grows(heapSlope, minutes) || grows(rssSlope, minutes)) growing.push(life);
       worstHeapSlope = worst(worstHeapSlope, heapSlope);
       worstRssSlope = worst(worstRssSlope, rssSlope);
     }
     const f = (n: number) => n.toFixed(1);
     return `| ${life} | ${xs.length} over ${minutes.toFixed(1)} min | ${f(xs[0].heapMb)} → ${f(xs.at(-1)!.heapMb)} | ${heapSlope.toFixed(2)} | ${f(xs[0].rssMb)} → ${f(xs.at(-1)!.rssMb)} | ${rssSlope.toFixed(2)} |`;
   });
-  return { rows, worstHeapSlope, worstRssSlope, judged };
+  return { rows, worstHeapSlope, worstRssSlope, judged, growing };
 }

@@ -1,6 +1,6 @@
 import { GRACE_MS, RECOVERY_MS } from './model';
 import type { Recorder } from './model';
-import { FLAT_MB_PER_MIN, LIFE_WARMUP_MS } from './report-data';
+import { FLAT_MB_PER_MIN, LIFE_WARMUP_MS, NOISE_MB } from './report-data';
 import type { Figures } from './report-data';
 
 export interface RunFacts {
@@ -39,9 +39,11 @@ Produced by \`npm run soak -- --minutes ${o.minutes} --replicas ${o.replicas}${r
 function flatVerdict(f: Figures): string {
   const { judged, worstHeapSlope, worstRssSlope } = f.afterGc;
   if (judged === 0)
-    return 'not judged: no replica life with 4 samples over 90 s after its warm-up (run longer)';
-  const flat = worstHeapSlope < FLAT_MB_PER_MIN && worstRssSlope < FLAT_MB_PER_MIN;
-  return `**${flat ? 'flat' : 'not flat'}**: steepest heap ${worstHeapSlope.toFixed(2)}, RSS ${worstRssSlope.toFixed(2)} MB/min over ${judged} replica lives`;
+    return 'not judged: no replica life with 4 samples over 75 s after its warm-up (run longer)';
+  const verdict = f.afterGc.growing.length
+    ? `**not flat** (${f.afterGc.growing.join(', ')})`
+    : '**flat**';
+  return `${verdict}: steepest heap ${worstHeapSlope.toFixed(2)}, RSS ${worstRssSlope.toFixed(2)} MB/min over ${judged} replica lives (growth under ${NOISE_MB} MB over a life's span is noise)`;
 }
 
 function traffic(o: RunFacts, f: Figures): string {
