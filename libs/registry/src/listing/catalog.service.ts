@@ -72,7 +72,7 @@ export class CatalogService {
   }
 
   async visibleSet(principal: Principal, context?: string): Promise<VisibleSet> {
-    const catalog = await this.store.catalog(principal.tenantId);
+    const catalog = await this.store.covering(principal);
     const { key, roles } = toolsetKey(catalog, principal, context);
     const index = this.index(catalog);
     const reach = catalog.access.reach(principal, roles);
@@ -91,7 +91,7 @@ export class CatalogService {
 
   /** The caller's toolset key (validating the context): equal keys, equal lists. */
   async toolsetKeyFor(principal: Principal, context?: string): Promise<string> {
-    const catalog = await this.store.catalog(principal.tenantId);
+    const catalog = await this.store.covering(principal);
     return toolsetKey(catalog, principal, context).key;
   }
 
@@ -137,7 +137,7 @@ export class CatalogService {
   ): Promise<{ body: Buffer; key: string }> {
     const hit = this.cachedListBody(principal, format, context, variant);
     if (hit) return hit;
-    const catalog = await this.store.catalog(principal.tenantId);
+    const catalog = await this.store.covering(principal);
     const { key } = toolsetKey(catalog, principal, context);
     this.bodies.retireOlder(principal.tenantId, catalog.version);
     const body = await this.bodies.fetch(
@@ -188,7 +188,7 @@ export class CatalogService {
     principal: Principal,
     name: string,
   ): Promise<{ catalog: TenantCatalog; tool: ServedTool }> {
-    const catalog = await this.store.catalog(principal.tenantId);
+    const catalog = await this.store.covering(principal);
     const tool = this.index(catalog).get(name);
     const roles = catalog.access.effectiveRoles(principal);
     if (!tool || !permits(catalog, principal, roles, tool, undefined)) throw toolNotFound(name);
