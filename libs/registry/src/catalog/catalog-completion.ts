@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Principal } from '../access/principal';
 import { RegistryError } from '../errors';
+import type { Metrics } from '../metrics';
 import type { Reach } from './report-coverage';
 import type { TenantCatalog } from './tenant-catalog';
 
@@ -80,7 +81,15 @@ export class CatalogCompletion {
   private readonly logger = new Logger('CatalogStore');
   private readonly running = new Map<string, Promise<TenantCatalog>>();
 
-  constructor(private readonly host: CompletionHost) {}
+  constructor(
+    private readonly host: CompletionHost,
+    private readonly metrics: Pick<Metrics, 'describe' | 'set'>,
+  ) {
+    metrics.describe(
+      'gateway_catalog_background_loads',
+      'complete catalogs of big tenants being read in the background',
+    );
+  }
 
   /** The tenant's complete catalog: a partial one held waits for its background load. */
   async complete(tenantId: string, options: { verify?: boolean } = {}): Promise<TenantCatalog> {
@@ -127,8 +136,12 @@ export class CatalogCompletion {
           );
           throw asRegistryError(err);
         })
-        .finally(() => this.running.delete(tenantId));
+        .finally(() => {
+          this.running.delete(tenantId);
+          this.metrics.set('gateway_catalog_background_loads', this.running.size);
+        });
       this.running.set(tenantId, run);
+      this.metrics.set('gateway_catalog_background_loads', this.running.size);
     }
     return run;
   }

@@ -54,12 +54,15 @@ export class CatalogStore {
     private readonly metrics: Metrics,
     @Optional() @Inject(CATALOG_CAPACITY) capacity: number | null = null,
   ) {
-    this.completion = new CatalogCompletion({
-      held: (tenantId, options) => this.held(tenantId, options),
-      load: (tenantId) => loader.loadComplete!(tenantId),
-      cover: loader.cover && ((catalog, reach) => loader.cover!(catalog, reach)),
-      install: (catalog) => this.completed(catalog),
-    });
+    this.completion = new CatalogCompletion(
+      {
+        held: (tenantId, options) => this.held(tenantId, options),
+        load: (tenantId) => loader.loadComplete!(tenantId),
+        cover: loader.cover && ((catalog, reach) => loader.cover!(catalog, reach)),
+        install: (catalog) => this.completed(catalog),
+      },
+      metrics,
+    );
     const max = capacity ?? DEFAULT_CAPACITY;
     this.previous = new LRUCache({ max });
     this.states = new LRUCache<string, TenantState, CatalogStamp>({
