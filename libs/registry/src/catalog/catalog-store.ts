@@ -10,7 +10,7 @@ import type { CatalogStamp } from './catalog-loader';
 import { betterBase, CatalogCompletion, installation } from './catalog-completion';
 import { stampOrStale } from './catalog-freshness';
 import type { Principal } from '../access/principal';
-import { PROPAGATION_BUCKETS, PropagationLag } from './propagation-lag';
+import { PropagationLag } from './propagation-lag';
 
 interface TenantState {
   catalog: TenantCatalog;
@@ -118,7 +118,9 @@ export class CatalogStore {
       if (current) return current;
     }
     const state = this.states.peek(tenantId, { allowStale: true });
-    const stamp = await this.stampOf(tenantId, state);
+    const stamp = await stampOrStale(tenantId, this.loader, state !== undefined, () =>
+      this.metrics.inc('gateway_catalog_stale_serves_total'),
+    );
     if (stamp === 'stale') return state!.catalog;
     if (stamp === undefined) {
       this.states.delete(tenantId);
@@ -141,13 +143,6 @@ export class CatalogStore {
     return built!.catalog;
   }
 
-  /** The stamp in Postgres; 'stale' when Postgres is unreachable and memory still answers. */
-  private stampOf(tenantId: string, state: TenantState | undefined) {
-    return stampOrStale(tenantId, this.loader, state !== undefined, () =>
-      this.metrics.inc('gateway_catalog_stale_serves_total'),
-    );
-  }
-
   private async build(tenantId: string, stamp: CatalogStamp): Promise<TenantState> {
     const started = Date.now();
     try {
@@ -157,9 +152,7 @@ export class CatalogStore {
       if (!catalog.reports.complete) this.completion.ensure(tenantId);
       const now = Date.now();
       const changes = this.loader.appliedChanges?.(catalog) ?? [];
-      const lag = this.lag.applied(tenantId, changes, started, now);
-      if (lag !== undefined)
-        this.metrics.observe('gateway_catalog_propagation_seconds', {}, lag, PROPAGATION_BUCKETS);
+      this.lag.observe(this.metrics, tenantId, changes, started, now);
       return { catalog, checkedAt: now };
     } catch (err) {
       if (err instanceof RegistryError && err.code === 'TENANT_NOT_FOUND')

@@ -64,7 +64,7 @@ export class ReportSet {
     return ReportSet.empty(scope, admit, true).patch([...reports], [], scope, admit);
   }
 
-  /** Whether the set holds every report of its tenant (not a partial set). */
+  /** Whether the set holds every report of its tenant (not partial). */
   get complete(): boolean {
     return this.coverage === undefined;
   }
@@ -76,10 +76,7 @@ export class ReportSet {
       : { categories: [], ids: [] };
   }
 
-  /**
-   * Puts into a partial set the reports read for `part` (every report of its categories and
-   * ids) and marks the part held. A report already held is replaced only by a newer row.
-   */
+  /** Puts the reports read for `part` into a partial set (a held one only if newer). */
   absorb(reports: readonly StoredReport[], part: ReachPart): void {
     if (!this.coverage) return;
     const newer = newerRows(this.parts, reports);
@@ -145,9 +142,8 @@ export class ReportSet {
   }
 
   /**
-   * Judges the reports of these ids (default: all) that are not judged yet, in slices that
-   * yield to the event loop (inSlices), so other tenants' requests are served while a big
-   * set is judged. Returns how many times it yielded.
+   * Judges the reports of these ids (default: all) not judged yet, in slices that yield to
+   * the event loop (inSlices). Returns how many times it yielded.
    */
   async prepare(ids?: Iterable<string>): Promise<number> {
     const pending: StoredReport[] = [];
@@ -156,13 +152,9 @@ export class ReportSet {
       const stored = this.parts.stored.get(id);
       if (stored) pending.push(stored);
     }
-    return inSlices(
-      pending,
-      (stored) => {
-        if (!this.parts.verdicts.has(stored.metadata.id)) this.judge(stored);
-      },
-      { preload: this.admit.preload },
-    );
+    const judge = (stored: StoredReport) =>
+      this.parts.verdicts.has(stored.metadata.id) || this.judge(stored);
+    return inSlices(pending, judge, { preload: this.admit.preload });
   }
 
   private judge(stored: StoredReport): AdmittedReport {
