@@ -7,6 +7,7 @@ import type { Reach } from './report-coverage';
 import { appendToParts, emptyParts } from './report-set-patch';
 import type { Parts } from './report-set-patch';
 import type { ReportSet } from './report-set';
+import { StringPool } from './string-pool';
 
 /** How a big tenant's catalog is read (CATALOG_PAGING; tests make it small). */
 export interface CatalogPagingOptions {
@@ -101,9 +102,13 @@ export class CatalogPaging {
         reads.loadGenerated(tenantId),
       ]);
       const parts = emptyParts();
+      const pool = new StringPool();
       for (let after: string | null = null; ;) {
         const page = await reads.loadReports(tenantId, { after, limit: pageSize });
-        appendToParts(parts, page);
+        appendToParts(
+          parts,
+          page.map((r) => pool.report(r)),
+        );
         if (page.length < pageSize) break;
         after = page[page.length - 1]!.metadata.id;
         await yieldToLoop();
