@@ -127,7 +127,9 @@ export async function scaleDistinctScenario(ctx: BenchContext): Promise<Scenario
     for (;;) {
       const m = await readMetrics(gateway.client);
       const pending = m.get('gateway_catalog_admission_pending') ?? 0;
-      if (pending === 0 || Date.now() - t0 > SETTLE_LIMIT_MS) break;
+      // a big tenant's complete catalog is read in the background before it is judged
+      const loading = m.get('gateway_catalog_background_loads') ?? 0;
+      if ((pending === 0 && loading === 0) || Date.now() - t0 > SETTLE_LIMIT_MS) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const settleMs = Date.now() - t0;

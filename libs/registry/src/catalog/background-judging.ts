@@ -1,7 +1,6 @@
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Metrics } from '../metrics';
 import type { StoredReport, TenantRecord } from './catalog-records';
-import { ADMISSION_SLICE_MS } from './report-set';
+import { inSlices } from './slices';
 import type { ReportSet } from './report-set';
 
 /** What background judging asks of the admission: read persisted verdicts, judge one template. */
@@ -15,9 +14,6 @@ interface Job {
   reports: StoredReport[];
   next: number;
 }
-
-/** reports read from Postgres per batch of a job */
-const BATCH = 200;
 
 /**
  * Judges the templates of a catalog's reports that are not judged yet, in the background:
@@ -58,20 +54,14 @@ export class BackgroundJudging {
     for (;;) {
       const [tenantId, job] = this.jobs.entries().next().value ?? [];
       if (!tenantId || !job) return;
-      while (this.jobs.get(tenantId) === job && job.next < job.reports.length) {
-        const batch = job.reports.slice(job.next, job.next + BATCH);
-        await this.judge.preload(job.tenant, batch);
-        const started = performance.now();
-        let done = 0;
-        for (const stored of batch) {
-          this.judge.judge(job.tenant, stored.metadata);
-          done++;
-          if (performance.now() - started > ADMISSION_SLICE_MS) break;
-        }
-        job.next += done;
-        this.updatePending();
-        await yieldToLoop();
-      }
+      await inSlices(job.reports, (stored) => this.judge.judge(job.tenant, stored.metadata), {
+        preload: (batch) => this.judge.preload(job.tenant, batch),
+        alive: () => this.jobs.get(tenantId) === job,
+        progress: (done) => {
+          job.next = done;
+          this.updatePending();
+        },
+      });
       if (this.jobs.get(tenantId) === job) this.jobs.delete(tenantId);
       this.updatePending();
     }

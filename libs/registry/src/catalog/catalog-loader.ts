@@ -1,11 +1,13 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AccessPolicy } from '../access/access-policy';
 import { CatalogRepository } from './catalog.repository';
-import type { AccessRecords, GeneratedToolRecord, TenantRecord } from './catalog-records';
-import { RegistryError } from '../errors';
-import { catalogKey, openSnapshot, seal, tenantScope } from './l2-values';
+import { CATALOG_PAGING, CatalogPaging, tenantMissing } from './catalog-paging';
+import type { CatalogPagingOptions, PagedReads } from './catalog-paging';
 import type { CatalogSnapshot } from './l2-values';
+import { L2Catalogs } from './l2-catalogs';
+import type { CatalogStamp, SnapshotCache } from './l2-catalogs';
 import { Metrics } from '../metrics';
+import type { Reach } from './report-coverage';
 import { ReportSet } from './report-set';
 import { SharedCache } from './shared-cache';
 import { TenantCatalog } from './tenant-catalog';
@@ -13,11 +15,9 @@ import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
 import { dataScope, ReportAdmission } from './report-admission';
 
-/** A tenant's catalog version and the incarnation it belongs to. */
-export interface CatalogStamp {
-  version: number;
-  createdAt: string;
-}
+export { L2_MAX_REPORTS } from './l2-catalogs';
+export type { CatalogStamp, SnapshotCache } from './l2-catalogs';
+export { tenantMissing } from './catalog-paging';
 
 /** The catalog reads the loader needs (the repository, or a fake of it). */
 export type CatalogReads = Pick<
@@ -29,38 +29,36 @@ export type CatalogReads = Pick<
   | 'loadAccess'
   | 'loadGenerated'
   | 'changesSince'
->;
-
-/** The part of the shared cache (L2) the loader uses. */
-export type SnapshotCache = Pick<SharedCache, 'enabled' | 'read' | 'set'>;
-
-/** A tenant with more reports than this has no L2 (Redis) catalog snapshot. */
-export const L2_MAX_REPORTS = 5_000;
-
-export const tenantMissing = () =>
-  new RegistryError('TENANT_NOT_FOUND', 'the token names a tenant that does not exist');
+> &
+  Partial<PagedReads>;
 
 /**
  * Builds a tenant's catalog: patched from the previous one with only what changed (see the
- * report-changes migration), else from an L2 (Redis) snapshot, else read in full from
- * Postgres (and the snapshot stored in L2 for the other instances).
+ * report-changes migration), else from an L2 (Redis) snapshot, else from Postgres: read in
+ * full (and stored in L2 for the other instances), or, for a tenant of more than
+ * `partialAbove` reports, partial (CatalogPaging): no report read until a caller's reach is
+ * `cover`ed, the complete catalog read in the background by `loadComplete`.
  */
 @Injectable()
 export class CatalogLoader {
-  private readonly logger = new Logger('CatalogStore');
-  private readonly options: RegistryOptions;
-  private databaseId?: Promise<string | undefined>;
+  private readonly l2: L2Catalogs;
+  private readonly paging?: CatalogPaging;
   /** the report changes (their updated_at) a refreshed catalog applied, for the lag metric */
   private readonly applied = new WeakMap<TenantCatalog, string[]>();
 
   constructor(
     @Inject(CatalogRepository) private readonly repository: CatalogReads,
-    @Inject(SharedCache) private readonly shared: SnapshotCache,
+    @Inject(SharedCache) shared: SnapshotCache,
     private readonly admission: ReportAdmission,
     private readonly metrics: Metrics,
     @Optional() @Inject(REGISTRY_OPTIONS) options: RegistryOptions | null = null,
+    @Optional() @Inject(CATALOG_PAGING) paging: CatalogPagingOptions | null = null,
   ) {
-    this.options = options ?? DEFAULT_REGISTRY_OPTIONS;
+    const ttl = (options ?? DEFAULT_REGISTRY_OPTIONS).cacheTtlSeconds;
+    this.l2 = new L2Catalogs(shared, repository, ttl);
+    const { countReports, inSnapshot } = repository;
+    if (countReports && inSnapshot)
+      this.paging = new CatalogPaging(repository as PagedReads, paging ?? undefined);
     metrics.describe('gateway_catalog_builds_total', 'tenant catalogs built, by source');
   }
 
@@ -86,49 +84,46 @@ export class CatalogLoader {
         return refreshed;
       }
     }
-    const scope = await this.l2Scope({ id: tenantId, createdAt: stamp.createdAt });
-    const l2Key = scope === undefined ? undefined : catalogKey(scope, stamp.version);
-    const cached =
-      l2Key === undefined
-        ? undefined
-        : await this.shared.read(l2Key, (raw) =>
-            openSnapshot(raw, { tenantId, createdAt: stamp.createdAt, version: stamp.version }),
-          );
+    const cached = await this.l2.read(tenantId, stamp);
     if (cached) {
       this.metrics.inc('gateway_catalog_builds_total', { source: 'redis' });
       return this.assemble(cached);
     }
+    if (await this.paging?.wanted(tenantId)) {
+      this.metrics.inc('gateway_catalog_builds_total', { source: 'partial' });
+      return this.partial(tenantId);
+    }
     const snapshot = await this.readPostgres(tenantId);
     this.metrics.inc('gateway_catalog_builds_total', { source: 'postgres' });
-    // Only a snapshot of the incarnation and version asked for may be stored under them;
-    // a big tenant's is not stored at all (serialising it would hold the event loop, and its
-    // verdicts are persisted in Postgres anyway).
-    if (
-      l2Key !== undefined &&
-      snapshot.reports.length <= L2_MAX_REPORTS &&
-      snapshot.tenant.catalogVersion === stamp.version &&
-      snapshot.tenant.createdAt === stamp.createdAt
-    ) {
-      void this.shared.set(l2Key, seal(JSON.stringify(snapshot)), this.options.cacheTtlSeconds);
-    }
+    void this.l2.store(snapshot, stamp);
     return this.assemble(snapshot);
   }
 
+  /** The L2 key space of a tenant incarnation (see L2Catalogs.scope). */
+  l2Scope(tenant: { id: string; createdAt: string }): Promise<string | undefined> {
+    return this.l2.scope(tenant);
+  }
+
   /**
-   * The L2 key space of a tenant incarnation in this metadata database; undefined (L2 is
-   * skipped) while the database's identity cannot be read.
+   * Makes a partial catalog hold every report `reach` names, reading only those (nothing
+   * to do for a complete catalog).
    */
-  async l2Scope(tenant: { id: string; createdAt: string }): Promise<string | undefined> {
-    if (!this.shared.enabled) return undefined;
-    this.databaseId ??= this.repository.databaseIdentity().catch((err: unknown) => {
-      this.databaseId = undefined;
-      this.logger.warn(
-        `database identity unreadable, skipping the shared cache: ${err instanceof Error ? err.message : String(err)}`,
-      );
-      return undefined;
-    });
-    const id = await this.databaseId;
-    return id === undefined ? undefined : tenantScope(id, tenant);
+  async cover(catalog: TenantCatalog, reach: Reach): Promise<void> {
+    if (!catalog.reports.complete)
+      await this.paging?.cover(catalog.tenant.id, catalog.reports, reach);
+  }
+
+  /**
+   * The tenant's complete catalog, read in pages of one snapshot that yield to the event loop
+   * between them (its version is the snapshot's, which may be newer than the partial one's).
+   */
+  async loadComplete(tenantId: string): Promise<TenantCatalog> {
+    if (!this.paging) throw new Error('paged loads need a repository that pages');
+    const { tenant, parts, access, generated } = await this.paging.readAll(tenantId);
+    const set = ReportSet.fromParts(parts, dataScope(tenant), this.admission.admitter(tenant));
+    this.admission.judgeInBackground(tenant, set);
+    this.metrics.inc('gateway_catalog_builds_total', { source: 'paged' });
+    return this.catalogOf({ tenant, access, generated }, set);
   }
 
   /**
@@ -155,21 +150,8 @@ export class CatalogLoader {
       scope,
       this.admission.admitter(tenant),
     );
-    this.admission.retire(
-      previous.tenant,
-      [...changes.changed.map((r) => r.metadata.id), ...changes.removed].flatMap(
-        (id) => previous.reports.storedReport(id) ?? [],
-      ),
-      new Map(changes.changed.map((r) => [r.metadata.id, r])),
-    );
-    // what changed is judged in the background too, so a bad template shows in the metrics
-    // before anyone lists it (all of them when the data scope changed)
-    this.admission.judgeInBackground(
-      tenant,
-      reports,
-      scope === previous.reports.scope ? changes.changed : undefined,
-    );
-    const catalog = this.catalogOf(tenant, reports, access, generated);
+    this.admission.patched(previous, tenant, changes, reports);
+    const catalog = this.catalogOf({ tenant, access, generated }, reports);
     this.applied.set(
       catalog,
       changes.changed.map((r) => r.updatedAt),
@@ -182,38 +164,36 @@ export class CatalogLoader {
     return this.applied.get(catalog) ?? [];
   }
 
-  private async readPostgres(tenantId: string): Promise<CatalogSnapshot> {
+  /** The tenant, its access and generated tools, and its reports unless `reports` is false. */
+  private async readPostgres(tenantId: string, reports = true): Promise<CatalogSnapshot> {
     const tenant = await this.repository.findTenant(tenantId);
     if (!tenant) throw tenantMissing();
-    const [reports, access, generated] = await Promise.all([
-      this.repository.loadReports(tenantId),
+    const [stored, access, generated] = await Promise.all([
+      reports ? this.repository.loadReports(tenantId) : [],
       this.repository.loadAccess(tenantId),
       this.repository.loadGenerated(tenantId),
     ]);
-    return { tenant, reports, access, generated };
+    return { tenant, reports: stored, access, generated };
   }
 
-  /**
-   * A full load: reports are judged when a list first needs them (its caller's only), and
-   * the rest in the background, so the first list costs what its caller sees.
-   */
-  private assemble({ tenant, reports, access, generated }: CatalogSnapshot): TenantCatalog {
-    const set = ReportSet.lazy(reports, dataScope(tenant), this.admission.admitter(tenant));
+  /** A big tenant's first catalog: no report yet (see `cover`). */
+  private async partial(tenantId: string): Promise<TenantCatalog> {
+    const read = await this.readPostgres(tenantId, false);
+    const admit = this.admission.admitter(read.tenant);
+    return this.catalogOf(read, ReportSet.partial(dataScope(read.tenant), admit));
+  }
+
+  /** Reports judged when a list first needs them (its caller's only), the rest in the background. */
+  private assemble(read: CatalogSnapshot): TenantCatalog {
+    const { tenant } = read;
+    const set = ReportSet.lazy(read.reports, dataScope(tenant), this.admission.admitter(tenant));
     this.admission.judgeInBackground(tenant, set);
-    return this.catalogOf(tenant, set, access, generated);
+    return this.catalogOf(read, set);
   }
 
-  private catalogOf(
-    tenant: TenantRecord,
-    reports: ReportSet,
-    access: AccessRecords,
-    generated: GeneratedToolRecord[] | undefined,
-  ): TenantCatalog {
-    return new TenantCatalog(
-      tenant,
-      reports,
-      new AccessPolicy(access),
-      this.admission.admitGenerated(tenant.id, generated ?? []),
-    );
+  private catalogOf(read: Omit<CatalogSnapshot, 'reports'>, reports: ReportSet): TenantCatalog {
+    const { tenant, access, generated } = read;
+    const tools = this.admission.admitGenerated(tenant.id, generated ?? []);
+    return new TenantCatalog(tenant, reports, new AccessPolicy(access), tools);
   }
 }

@@ -1,5 +1,6 @@
 import type { ReportRow } from '@app/db';
 import type { FieldType, FilterType, ReportMetadata } from '@app/templates';
+import type { ReachPart } from './report-coverage';
 
 /** What the catalog reads from the metadata schema, as the registry uses it (not rows). */
 
@@ -49,8 +50,16 @@ export interface AccessRecords {
   }>;
 }
 
-/** Which of a tenant's reports to read: all, these ids, or those changed after a catalog version. */
-export type ReportSelection = { ids: readonly string[] } | { changedAfter: number } | undefined;
+/**
+ * Which of a tenant's reports to read: all, these ids, those changed after a catalog version,
+ * those of a part of the tenant (categories and ids), or a page in id order after `after`.
+ */
+export type ReportSelection =
+  | { ids: readonly string[] }
+  | { changedAfter: number }
+  | { reach: ReachPart }
+  | { after: string | null; limit: number }
+  | undefined;
 
 /** What changed in a tenant's reports after a catalog version. */
 export interface ReportChanges {

@@ -9,7 +9,11 @@ import { CatalogChangeFeed } from './change-feed';
 const CREATED = '2026-11-30T00:00:00Z';
 
 function catalogAt(tenantId: string, version: number, createdAt = CREATED): TenantCatalog {
-  return { tenant: { id: tenantId, createdAt }, version } as unknown as TenantCatalog;
+  return {
+    tenant: { id: tenantId, createdAt },
+    version,
+    reports: { complete: true },
+  } as unknown as TenantCatalog;
 }
 
 /** A loader over a version table the test edits; loads wait until the test lets them go. */

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { RegistryError } from '../errors';
 import { Metrics } from '../metrics';
@@ -7,7 +7,10 @@ import { CatalogChangeFeed } from './change-feed';
 import type { CatalogChangeListener } from './change-feed';
 import { CatalogLoader, tenantMissing } from './catalog-loader';
 import type { CatalogStamp } from './catalog-loader';
-import { PROPAGATION_BUCKETS, PropagationLag } from './propagation-lag';
+import { betterBase, CatalogCompletion, installation } from './catalog-completion';
+import { stampOrStale } from './catalog-freshness';
+import type { Principal } from '../access/principal';
+import { PropagationLag } from './propagation-lag';
 
 interface TenantState {
   catalog: TenantCatalog;
@@ -20,7 +23,7 @@ const DEFAULT_CAPACITY = 10_000;
 
 /** The parts of the loader the store uses. */
 export type CatalogSource = Pick<CatalogLoader, 'stamp' | 'load' | 'l2Scope'> &
-  Partial<Pick<CatalogLoader, 'appliedChanges'>>;
+  Partial<Pick<CatalogLoader, 'appliedChanges' | 'cover' | 'loadComplete'>>;
 
 /** The parts of the change feed the store uses. */
 export type ChangeSource = Pick<CatalogChangeFeed, 'onChange' | 'publish' | 'freshness'>;
@@ -38,11 +41,12 @@ function matches(catalog: TenantCatalog, stamp: CatalogStamp): boolean {
  */
 @Injectable()
 export class CatalogStore {
-  private readonly logger = new Logger('CatalogStore');
   private readonly states: LRUCache<string, TenantState, CatalogStamp>;
   /** the last catalog built per tenant, kept across invalidation for incremental refreshes */
   private readonly previous: LRUCache<string, TenantCatalog>;
   private readonly lag = new PropagationLag();
+  /** background loads of the complete catalog of tenants held partially */
+  readonly completion: CatalogCompletion;
 
   constructor(
     @Inject(CatalogLoader) private readonly loader: CatalogSource,
@@ -50,6 +54,15 @@ export class CatalogStore {
     private readonly metrics: Metrics,
     @Optional() @Inject(CATALOG_CAPACITY) capacity: number | null = null,
   ) {
+    this.completion = new CatalogCompletion(
+      {
+        held: (tenantId, options) => this.held(tenantId, options),
+        load: (tenantId) => loader.loadComplete!(tenantId),
+        cover: loader.cover && ((catalog, reach) => loader.cover!(catalog, reach)),
+        install: (catalog) => this.completed(catalog),
+      },
+      metrics,
+    );
     const max = capacity ?? DEFAULT_CAPACITY;
     this.previous = new LRUCache({ max });
     this.states = new LRUCache<string, TenantState, CatalogStamp>({
@@ -82,16 +95,32 @@ export class CatalogStore {
   }
 
   /**
-   * The tenant's catalog. From memory while the LISTEN connection vouches for it; otherwise
-   * (listener down, or `verify`) the version is read from Postgres first.
+   * The tenant's complete catalog: a big tenant held partially waits for its background load
+   * (see `covering` for callers who need only their own reach).
    */
-  async catalog(tenantId: string, options: { verify?: boolean } = {}): Promise<TenantCatalog> {
+  catalog(tenantId: string, options: { verify?: boolean } = {}): Promise<TenantCatalog> {
+    return this.completion.complete(tenantId, options);
+  }
+
+  /** The tenant's catalog holding at least the caller's reach (CatalogCompletion.covering). */
+  covering(principal: Principal): Promise<TenantCatalog> {
+    return this.completion.covering(principal);
+  }
+
+  /**
+   * The tenant's catalog as held, partial or not. From memory while the LISTEN connection
+   * vouches for it; otherwise (listener down, or `verify`) the version is read from Postgres
+   * first.
+   */
+  private async held(tenantId: string, options: { verify?: boolean } = {}): Promise<TenantCatalog> {
     if (!options.verify) {
       const current = this.current(tenantId);
       if (current) return current;
     }
     const state = this.states.peek(tenantId, { allowStale: true });
-    const stamp = await this.stampOf(tenantId, state);
+    const stamp = await stampOrStale(tenantId, this.loader, state !== undefined, () =>
+      this.metrics.inc('gateway_catalog_stale_serves_total'),
+    );
     if (stamp === 'stale') return state!.catalog;
     if (stamp === undefined) {
       this.states.delete(tenantId);
@@ -114,45 +143,33 @@ export class CatalogStore {
     return built!.catalog;
   }
 
-  /** The stamp in Postgres; 'stale' when Postgres is unreachable and memory still answers. */
-  private async stampOf(
-    tenantId: string,
-    state: TenantState | undefined,
-  ): Promise<CatalogStamp | undefined | 'stale'> {
-    try {
-      return await this.loader.stamp(tenantId);
-    } catch (err) {
-      // Postgres is unreachable: the last catalog built here still answers lists.
-      if (state) {
-        this.metrics.inc('gateway_catalog_stale_serves_total');
-        return 'stale';
-      }
-      this.logger.warn(
-        `catalog version of ${tenantId} unreadable: ${err instanceof Error ? err.message : String(err)}`,
-      );
-      throw new RegistryError(
-        'DATABASE_UNAVAILABLE',
-        'the catalog database is unavailable; try again shortly',
-      );
-    }
-  }
-
   private async build(tenantId: string, stamp: CatalogStamp): Promise<TenantState> {
     const started = Date.now();
     try {
       const catalog = await this.loader.load(tenantId, stamp, this.previous.get(tenantId));
-      this.previous.set(tenantId, catalog);
+      // a partial catalog never replaces a complete base for refreshes
+      if (betterBase(catalog, this.previous.get(tenantId))) this.previous.set(tenantId, catalog);
+      if (!catalog.reports.complete) this.completion.ensure(tenantId);
       const now = Date.now();
       const changes = this.loader.appliedChanges?.(catalog) ?? [];
-      const lag = this.lag.applied(tenantId, changes, started, now);
-      if (lag !== undefined)
-        this.metrics.observe('gateway_catalog_propagation_seconds', {}, lag, PROPAGATION_BUCKETS);
+      this.lag.observe(this.metrics, tenantId, changes, started, now);
       return { catalog, checkedAt: now };
     } catch (err) {
       if (err instanceof RegistryError && err.code === 'TENANT_NOT_FOUND')
         this.previous.delete(tenantId);
       throw err;
     }
+  }
+
+  /** A complete catalog loaded in the background takes the place of the partial one. */
+  private completed(done: TenantCatalog): void {
+    const id = done.tenant.id;
+    const state = this.states.peek(id, { allowStale: true });
+    const decided = installation(done, state?.catalog, this.previous.get(id));
+    if (decided.previous) this.previous.set(id, done);
+    if (decided.state === 'replace')
+      this.states.set(id, { catalog: done, checkedAt: state!.checkedAt });
+    if (decided.state === 'drop') this.states.delete(id);
   }
 
   /** The tenant's catalog if memory alone may answer (the LISTEN connection vouches for it). */

@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { DatabaseHandle } from '@app/db';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { DatabaseHandle, DB } from '@app/db';
 import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { DATABASE } from '../tokens';
 
 import type {
@@ -12,15 +13,29 @@ import type {
   TenantRecord,
 } from './catalog-records';
 import { toStoredReport } from './catalog-records';
+import { readAccess, readGenerated } from './catalog-side-reads';
+import { isEmptyPart } from './report-coverage';
+import type { ReachPart } from './report-coverage';
 import type { ChildRow } from './catalog-records';
+
+/** Never provided: a snapshot's repository is made by inSnapshot. */
+const SNAPSHOT_TRANSACTION = Symbol('SNAPSHOT_TRANSACTION');
 
 /** Reads of the metadata schema. Every method is scoped by tenant, the first argument. */
 @Injectable()
 export class CatalogRepository {
-  constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
+  constructor(
+    @Inject(DATABASE) private readonly database: DatabaseHandle,
+    /** the transaction of a snapshot read (inSnapshot), else undefined */
+    @Optional() @Inject(SNAPSHOT_TRANSACTION) private readonly trx: Kysely<DB> | null = null,
+  ) {}
+
+  private get root(): Kysely<DB> {
+    return this.trx ?? this.database.db;
+  }
 
   private get g() {
-    return this.database.db.withSchema('gateway');
+    return this.root.withSchema('gateway');
   }
 
   /**
@@ -82,6 +97,7 @@ export class CatalogRepository {
    */
   async loadReports(tenantId: string, selection?: ReportSelection): Promise<StoredReport[]> {
     if (selection && 'ids' in selection && selection.ids.length === 0) return [];
+    if (selection && 'reach' in selection && isEmptyPart(selection.reach)) return [];
     const rows = await this.g
       .selectFrom('reports as r')
       .selectAll('r')
@@ -107,6 +123,19 @@ export class CatalogRepository {
       .$if(!!selection && 'changedAfter' in selection, (q) =>
         q.where('r.changed_in', '>', (selection as { changedAfter: number }).changedAfter),
       )
+      .$if(!!selection && 'reach' in selection, (q) => {
+        const { categories, ids } = (selection as { reach: ReachPart }).reach;
+        return q.where((eb) =>
+          eb.or([
+            ...(categories.length > 0 ? [eb('r.category', 'in', categories)] : []),
+            ...(ids.length > 0 ? [eb('r.id', 'in', ids)] : []),
+          ]),
+        );
+      })
+      .$if(!!selection && 'after' in selection, (q) => {
+        const { after, limit } = selection as { after: string | null; limit: number };
+        return (after === null ? q : q.where('r.id', '>', after)).limit(limit);
+      })
       .orderBy('r.id')
       .execute();
     return rows.map((r) => toStoredReport(r, r.filters, r.fields));
@@ -129,77 +158,33 @@ export class CatalogRepository {
     return { changed, removed: removed.map((r) => r.report_id) };
   }
 
-  async loadGenerated(tenantId: string): Promise<GeneratedToolRecord[]> {
-    const rows = await this.g
-      .selectFrom('generated_tools')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .orderBy('name')
-      .execute();
-    return rows.map((r) => ({
-      name: r.name,
-      description: r.description,
-      inputSchema: r.input_schema,
-      source: r.source,
-      sha256: r.sha256,
-      smokeTested: r.smoke_tested,
-      approvedBy: r.approved_by,
-      status: r.status,
-    }));
+  loadGenerated(tenantId: string): Promise<GeneratedToolRecord[]> {
+    return readGenerated(this.g, tenantId);
   }
 
   async loadAccess(tenantId: string): Promise<AccessRecords> {
-    const [roles, grants, contexts, userRoles, userGrants] = await Promise.all([
-      this.g
-        .selectFrom('roles')
-        .select(['name', 'is_admin'])
-        .where('tenant_id', '=', tenantId)
-        .execute(),
-      this.g
-        .selectFrom('role_grants')
-        .select(['role', 'category', 'report_id'])
-        .where('tenant_id', '=', tenantId)
-        .execute(),
-      this.g
-        .selectFrom('business_contexts as c')
-        .leftJoin('context_members as m', (join) =>
-          join.onRef('m.tenant_id', '=', 'c.tenant_id').onRef('m.context', '=', 'c.name'),
-        )
-        .select(['c.name', 'c.description', 'm.category', 'm.report_id'])
-        .where('c.tenant_id', '=', tenantId)
-        .execute(),
-      this.g
-        .selectFrom('user_roles')
-        .select(['user_id', 'role'])
-        .where('tenant_id', '=', tenantId)
-        .execute(),
-      this.g
-        .selectFrom('user_grants')
-        .select(['user_id', 'category', 'report_id', 'effect'])
-        .where('tenant_id', '=', tenantId)
-        .execute(),
-    ]);
-    return {
-      roles: roles.map((r) => ({ name: r.name, isAdmin: r.is_admin })),
-      userRoles: userRoles.map((r) => ({ userId: r.user_id, role: r.role })),
-      userGrants: userGrants.map((g) => ({
-        userId: g.user_id,
-        category: g.category,
-        reportId: g.report_id,
-        effect: g.effect,
-      })),
-      roleGrants: grants.map((g) => ({
-        role: g.role,
-        category: g.category,
-        reportId: g.report_id,
-      })),
-      contexts: contexts.map((c) => ({
-        name: c.name,
-        description: c.description,
-        category: c.category,
-        reportId: c.report_id,
-      })),
-    };
+    return readAccess(this.g, tenantId);
+  }
+
+  /**
+   * `fn` with reads of one consistent snapshot (a REPEATABLE READ, READ ONLY transaction):
+   * a catalog read in pages this way is the catalog at one version, whatever changes meanwhile.
+   */
+  inSnapshot<T>(fn: (reads: CatalogRepository) => Promise<T>): Promise<T> {
+    return this.root
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute((trx) => fn(new CatalogRepository(this.database, trx)));
+  }
+
+  /** How many reports the tenant has, counting no further than `limit`. */
+  async countReports(tenantId: string, limit: number): Promise<number> {
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (
+        SELECT 1 FROM gateway.reports WHERE tenant_id = ${tenantId} LIMIT ${limit}) s`.execute(
+      this.root,
+    );
+    return rows[0]?.n ?? 0;
   }
 }
 

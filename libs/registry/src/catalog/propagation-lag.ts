@@ -1,3 +1,4 @@
+import type { Metrics } from '../metrics';
 /** Buckets in seconds: a NOTIFY round trip (milliseconds) up to a missed one (minutes). */
 export const PROPAGATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
@@ -40,5 +41,18 @@ export class PropagationLag {
     const oldest = Math.min(...stamps);
     const waited = Math.max(0, learned - oldest);
     return (waited + Math.max(0, installed - buildStart)) / 1000;
+  }
+
+  /** `applied`, observed in gateway_catalog_propagation_seconds when something changed. */
+  observe(
+    metrics: Pick<Metrics, 'observe'>,
+    tenantId: string,
+    changedAt: readonly string[],
+    buildStart: number,
+    installed: number,
+  ): void {
+    const lag = this.applied(tenantId, changedAt, buildStart, installed);
+    if (lag !== undefined)
+      metrics.observe('gateway_catalog_propagation_seconds', {}, lag, PROPAGATION_BUCKETS);
   }
 }

@@ -1,18 +1,23 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import type { TemplateProblem } from '@app/templates';
 import { LRUCache } from 'lru-cache';
-import { templateHash, VERDICT_STORE } from './admission-verdicts';
+import { VERDICT_STORE } from './admission-verdicts';
 import type { VerdictStore } from './admission-verdicts';
-import type { GeneratedToolRecord, StoredReport, TenantRecord } from './catalog-records';
-import { GeneratedTool, generatedToolProblem } from './generated-tools';
+import type {
+  GeneratedToolRecord,
+  ReportChanges,
+  StoredReport,
+  TenantRecord,
+} from './catalog-records';
+import type { GeneratedTool } from './generated-tools';
+import { GeneratedAdmission } from './generated-admission';
 import { Metrics } from '../metrics';
 import type { AdmitReport, ReportSet } from './report-set';
 import { BackgroundJudging } from './background-judging';
 import { VerdictPersistence } from './verdict-persistence';
 import { admitReport } from './tenant-catalog';
 import type { AdmittedReport } from './tenant-catalog';
-import { templateProblems } from './template-check';
+import { TemplateVerdicts } from './template-verdicts';
 import type { DatasourceScope } from './template-check';
 
 /** What every report verdict of a tenant depends on besides the report: schema and tables. */
@@ -56,11 +61,9 @@ const DEFAULT_LIMITS: AdmissionLimits = {
 export class ReportAdmission {
   private readonly logger = new Logger('CatalogStore');
   private readonly reports: LRUCache<string, AdmittedReport>;
-  private readonly generated: LRUCache<string, { tool?: GeneratedTool }>;
+  private readonly generated: GeneratedAdmission;
   private readonly logged: LRUCache<string, true>;
-  /** the SQL guard's verdicts by tenant and template hash (persisted ones once read) */
-  private readonly templates: LRUCache<string, TemplateProblem[]>;
-  private readonly persisted: VerdictPersistence;
+  private readonly templates: TemplateVerdicts;
   private readonly background: BackgroundJudging;
 
   constructor(
@@ -68,30 +71,25 @@ export class ReportAdmission {
     @Optional() @Inject(ADMISSION_LIMITS) limits: AdmissionLimits | null = null,
     @Optional() @Inject(VERDICT_STORE) store: VerdictStore | null = null,
   ) {
-    this.persisted = new VerdictPersistence(store);
+    limits ??= DEFAULT_LIMITS;
+    this.templates = new TemplateVerdicts(
+      metrics,
+      new VerdictPersistence(store),
+      limits.templates ?? DEFAULT_LIMITS.templates!,
+    );
     this.background = new BackgroundJudging(
       {
-        preload: (tenant, batch) => this.preload(tenant, batch),
-        judge: (tenant, report) => this.templateVerdict(tenant.id, report, tenant),
+        preload: (tenant, batch) => this.templates.preload(tenant, batch),
+        judge: (tenant, report) => this.templates.verdict(tenant.id, report, tenant),
       },
       metrics,
     );
-    limits ??= DEFAULT_LIMITS;
     this.reports = new LRUCache({ max: limits.reports });
-    this.generated = new LRUCache({ max: limits.generated });
+    this.generated = new GeneratedAdmission(limits.generated);
     this.logged = new LRUCache({ max: limits.logged });
-    this.templates = new LRUCache({ max: limits.templates ?? DEFAULT_LIMITS.templates! });
-    metrics.describe(
-      'gateway_sql_guard_refusals_total',
-      'report templates the SQL guard refused (once per template judged here; a verdict read from Postgres was counted where it was judged), by rule',
-    );
     metrics.describe(
       'gateway_catalog_admission_pending',
       'report templates waiting to be judged in the background (all tenants)',
-    );
-    metrics.describe(
-      'gateway_sql_guard_runs_total',
-      'report templates judged by the SQL guard here, by where the verdict came from',
     );
   }
 
@@ -99,7 +97,7 @@ export class ReportAdmission {
   admitter(tenant: TenantRecord): AdmitReport {
     const scope = dataScope(tenant);
     const problemsOf = (report: StoredReport['metadata'], within: DatasourceScope) =>
-      this.templateVerdict(tenant.id, report, within);
+      this.templates.verdict(tenant.id, report, within);
     const admit: AdmitReport = (stored) => {
       const key = verdictKey(tenant.id, stored, scope);
       let verdict = this.reports.get(key);
@@ -110,7 +108,7 @@ export class ReportAdmission {
       }
       return verdict;
     };
-    admit.preload = (batch) => this.preload(tenant, batch);
+    admit.preload = (batch) => this.templates.preload(tenant, batch);
     return admit;
   }
 
@@ -134,6 +132,29 @@ export class ReportAdmission {
     }
   }
 
+  /**
+   * After a refresh patched `previous`'s reports into `reports`: the verdicts of replaced
+   * versions are retired, and what changed is judged in the background too, so a bad
+   * template shows in the metrics before anyone lists it (all of them when the data scope
+   * changed).
+   */
+  patched(
+    previous: { tenant: TenantRecord; reports: ReportSet },
+    tenant: TenantRecord,
+    changes: ReportChanges,
+    reports: ReportSet,
+  ): void {
+    this.retire(
+      previous.tenant,
+      [...changes.changed.map((r) => r.metadata.id), ...changes.removed].flatMap(
+        (id) => previous.reports.storedReport(id) ?? [],
+      ),
+      new Map(changes.changed.map((r) => [r.metadata.id, r])),
+    );
+    const sameScope = reports.scope === previous.reports.scope;
+    this.background.schedule(tenant, reports, sameScope ? changes.changed : undefined);
+  }
+
   /** Judges the catalog's unjudged templates in the background (BackgroundJudging). */
   judgeInBackground(tenant: TenantRecord, set: ReportSet, changed?: readonly StoredReport[]): void {
     this.background.schedule(tenant, set, changed);
@@ -142,74 +163,12 @@ export class ReportAdmission {
   /** Resolves when no background judging or verdict write is under way (tests, shutdown). */
   async idle(): Promise<void> {
     await this.background.idle();
-    await this.persisted.flushed();
+    await this.templates.flushed();
   }
 
-  /** The guard's verdict on a template: from memory, from Postgres (preloaded), or judged now. */
-  private templateVerdict(
-    tenantId: string,
-    report: StoredReport['metadata'],
-    scope: DatasourceScope,
-  ): TemplateProblem[] {
-    if (!scope.dataSchema) return this.counted(templateProblems(report, scope));
-    const hash = templateHash(report, scope);
-    const key = `${tenantId}:${hash}`;
-    const known = this.templates.get(key);
-    if (known) return known;
-    const problems = this.counted(templateProblems(report, scope));
-    this.metrics.inc('gateway_sql_guard_runs_total', { source: 'judged' });
-    this.templates.set(key, problems);
-    this.persisted.persist(tenantId, hash, problems);
-    return problems;
-  }
-
-  /**
-   * Counts a refusal by rule where the guard runs (a list's admission or background judging),
-   * so a bad template shows in the metric whether or not anyone can reach its report.
-   */
-  private counted(problems: TemplateProblem[]): TemplateProblem[] {
-    for (const rule of new Set(problems.map((p) => p.rule)))
-      this.metrics.inc('gateway_sql_guard_refusals_total', { rule });
-    return problems;
-  }
-
-  /** Reads the persisted verdicts of a batch's templates not held in memory. */
-  private async preload(tenant: TenantRecord, batch: readonly StoredReport[]): Promise<void> {
-    if (!this.persisted.enabled || !tenant.dataSchema) return;
-    const missing: string[] = [];
-    for (const stored of batch) {
-      if (stored.status === 'disabled') continue;
-      const hash = templateHash(stored.metadata, tenant);
-      if (!this.templates.has(`${tenant.id}:${hash}`)) missing.push(hash);
-    }
-    let fresh = 0;
-    for (const [hash, problems] of await this.persisted.read(tenant.id, missing)) {
-      const key = `${tenant.id}:${hash}`;
-      // another batch's read (or a judge) may have filled it meanwhile
-      if (this.templates.has(key)) continue;
-      this.templates.set(key, problems);
-      fresh++;
-    }
-    if (fresh > 0) this.metrics.inc('gateway_sql_guard_runs_total', { source: 'persisted' }, fresh);
-  }
-
-  /** Generated tools whose source matches its sha256 and whose schema compiles; others are logged once and skipped. */
+  /** Generated tools that pass the integrity checks (GeneratedAdmission). */
   admitGenerated(tenantId: string, records: GeneratedToolRecord[]): GeneratedTool[] {
-    const tools: GeneratedTool[] = [];
-    for (const record of records) {
-      // keyed by what the source really is, so a tampered source is judged again
-      const key = `${tenantId}:generated:${record.name}:${createHash('sha256').update(record.source).digest('hex')}:${record.sha256}:${record.status}`;
-      let admitted = this.generated.get(key);
-      if (admitted === undefined) {
-        const problem = generatedToolProblem(record);
-        admitted = problem ? {} : { tool: new GeneratedTool(record) };
-        this.generated.set(key, admitted);
-        if (problem && problem !== 'disabled')
-          this.logger.warn(`generated tool ${tenantId}/${record.name} is skipped: ${problem}`);
-      }
-      if (admitted.tool) tools.push(admitted.tool);
-    }
-    return tools;
+    return this.generated.admit(tenantId, records);
   }
 
   private logIfInvalid(tenantId: string, verdict: AdmittedReport): void {

@@ -2,7 +2,23 @@ import type { StoredReport } from './catalog-records';
 import type { ServedTool } from '../listing/served-tool';
 import type { AdmittedReport } from './tenant-catalog';
 
-type ServedReport = Extract<ServedTool, { kind: 'report' }>;
+export type ServedReport = Extract<ServedTool, { kind: 'report' }>;
+
+/**
+ * Judges one stored report (template guard, metadata checks) for a tenant's data scope.
+ * `preload`, when given, fetches what makes judging a batch cheap (verdicts persisted by
+ * template hash) before the batch is judged.
+ */
+export type AdmitReport = ((stored: StoredReport) => AdmittedReport) & {
+  preload?: (batch: readonly StoredReport[]) => Promise<void>;
+};
+
+/** The verdict of a set built without a judge (never asked of a set that is used). */
+export const notJudged: AdmitReport = (stored) => ({
+  id: stored.metadata.id,
+  version: stored.metadata.version,
+  status: { served: false, reason: 'not judged' },
+});
 
 /** What a report set holds (ReportSet). */
 export interface Parts {
@@ -13,6 +29,24 @@ export interface Parts {
   served: Map<string, ServedReport>;
   /** report ids by category, every report whether judged yet or not */
   byCategory: Map<string, readonly string[]>;
+}
+
+export function emptyParts(): Parts {
+  return { stored: new Map(), verdicts: new Map(), served: new Map(), byCategory: new Map() };
+}
+
+/**
+ * Adds a page of reports to the parts of a set being built (not shared yet), none judged:
+ * a snapshot read in id order never holds an id twice.
+ */
+export function appendToParts(parts: Parts, page: readonly StoredReport[]): void {
+  for (const stored of page) {
+    const { id, category } = stored.metadata;
+    parts.stored.set(id, stored);
+    const members = parts.byCategory.get(category) as string[] | undefined;
+    if (members) members.push(id);
+    else parts.byCategory.set(category, [id]);
+  }
 }
 
 /**
@@ -73,4 +107,26 @@ function rebuildCategories(
     if (members.length > 0) byCategory.set(category, members);
     else byCategory.delete(category);
   }
+}
+
+/** The rows of `reports` that are not held in `parts`, or newer than the one held. */
+export function newerRows(parts: Parts, reports: readonly StoredReport[]): StoredReport[] {
+  return reports.filter((r) => {
+    const held = parts.stored.get(r.metadata.id);
+    // one server's timestamptz text, fixed format: text order is time order
+    return !held || held.updatedAt < r.updatedAt;
+  });
+}
+
+/** The ids of the reports in these categories and of these ids (those that exist). */
+export function reachableIds(
+  parts: Parts,
+  categories: Iterable<string>,
+  ids: Iterable<string>,
+): string[] {
+  const found = new Set<string>();
+  for (const category of categories)
+    for (const id of parts.byCategory.get(category) ?? []) found.add(id);
+  for (const id of ids) if (parts.stored.has(id)) found.add(id);
+  return [...found];
 }

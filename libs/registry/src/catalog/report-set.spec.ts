@@ -77,3 +77,49 @@ describe('ReportSet', () => {
     expect(next.size).toBe(3);
   });
 });
+
+describe('a partial ReportSet', () => {
+  beforeAll(() => initSqlParser());
+  const reach = { categories: ['sales'], ids: ['x'] };
+
+  it('holds only what it absorbed, and knows which parts of a reach it does not hold', () => {
+    const set = ReportSet.partial('scope1', counting().admit);
+    expect(set.complete).toBe(false);
+    expect(set.missing(reach)).toEqual({ categories: ['sales'], ids: ['x'] });
+    set.absorb([stored('a', 'sales'), stored('b', 'sales')], { categories: ['sales'], ids: [] });
+    expect(names(set, 'sales')).toEqual(['query_report_a', 'query_report_b']);
+    expect(set.missing(reach)).toEqual({ categories: [], ids: ['x'] });
+    // an id read and not found is held too (there is nothing to read)
+    set.absorb([], { categories: [], ids: ['x'] });
+    expect(set.missing(reach)).toEqual({ categories: [], ids: [] });
+    // an id it holds through a category is not read again
+    expect(set.missing({ categories: [], ids: ['a'] })).toEqual({ categories: [], ids: [] });
+  });
+
+  it('replaces a report it holds only by a newer row, judging it again', () => {
+    const { admit, calls } = counting();
+    const set = ReportSet.partial('scope1', admit);
+    const newer = { ...stored('a', 'sales', 2), updatedAt: '2026-12-01T00:00:00Z' };
+    set.absorb([newer], { categories: ['sales'], ids: [] });
+    expect(set.verdict('a')?.version).toBe(2);
+    set.absorb([stored('a', 'sales', 1)], { categories: [], ids: ['a'] });
+    expect(set.verdict('a')?.version).toBe(2);
+    expect(calls).toEqual(['a']);
+  });
+
+  it('stays partial through a patch, with what it held, and a complete set ignores absorb', () => {
+    const { admit } = counting();
+    const set = ReportSet.partial('scope1', admit);
+    set.absorb([stored('a', 'sales')], { categories: ['sales'], ids: [] });
+    const next = set.patch([stored('c', 'finance')], [], 'scope1', admit);
+    expect(next.complete).toBe(false);
+    expect(next.missing(reach)).toEqual({ categories: [], ids: ['x'] });
+    const rescoped = set.patch([], [], 'scope2', admit);
+    expect(rescoped.complete).toBe(false);
+    expect(rescoped.size).toBe(1);
+    const full = ReportSet.of([stored('a', 'sales')], 'scope1', admit);
+    full.absorb([stored('z', 'sales')], { categories: ['sales'], ids: [] });
+    expect(full.size).toBe(1);
+    expect(full.missing(reach)).toEqual({ categories: [], ids: [] });
+  });
+});

@@ -1,57 +1,57 @@
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { reportToolName } from '@app/templates';
 import type { StoredReport } from './catalog-records';
-import type { ServedTool } from '../listing/served-tool';
 import type { AdmittedReport } from './tenant-catalog';
-import { patchedParts } from './report-set-patch';
-import type { Parts } from './report-set-patch';
+import { emptyParts, newerRows, notJudged, patchedParts, reachableIds } from './report-set-patch';
+import type { AdmitReport, Parts, ServedReport } from './report-set-patch';
+import { Coverage } from './report-coverage';
+import type { Reach, ReachPart } from './report-coverage';
+import { inSlices } from './slices';
 
-export type ServedReport = Extract<ServedTool, { kind: 'report' }>;
-
-/**
- * Judges one stored report (template guard, metadata checks) for a tenant's data scope.
- * `preload`, when given, fetches what makes judging a batch cheap (verdicts persisted by
- * template hash) before the batch is judged.
- */
-export type AdmitReport = ((stored: StoredReport) => AdmittedReport) & {
-  preload?: (batch: readonly StoredReport[]) => Promise<void>;
-};
-
-/** How long one slice of judging may hold the event loop before it yields (ms). */
-export const ADMISSION_SLICE_MS = 10;
+export type { AdmitReport, ServedReport } from './report-set-patch';
 
 const TOOL_PREFIX = reportToolName('');
 
 /**
  * A tenant's reports at one catalog version: as stored, the verdict on each, and the served
  * tools by name and by category. The next version is patched from this one with only the
- * reports that changed; when none did (an access or context change), it is this very object.
- * So rebuilding a tenant's catalog costs what changed, not the size of the tenant.
+ * reports that changed (this very object when none did), so rebuilding a tenant's catalog
+ * costs what changed, not the size of the tenant.
  *
  * A lazy set (`ReportSet.lazy`, how the loader builds a tenant's first catalog) judges a
  * report the first time it is needed: a list first `prepare`s the ids its caller can reach,
  * in slices that yield to the event loop, so the first list of a user who sees 5 reports of
  * 100,000 judges 5. Verdicts are memoised (here and in ReportAdmission), never changed.
  *
- * Immutable once built (judging lazily fills caches, it does not change what the set says):
- * catalogs of older versions still in use keep their own set.
+ * A partial set (`ReportSet.partial`, a big tenant's first catalog) holds only the parts of
+ * the tenant its callers' grants reached so far (`covered`, `absorb`): see CatalogLoader.
+ *
+ * Immutable once built (judging lazily fills caches, a partial set only grows by whole
+ * categories and ids, a report it holds only by a newer row): catalogs of older versions
+ * still in use keep their own set.
  */
 export class ReportSet {
   private constructor(
     /** the data scope (schema and allowed tables) every verdict was made against */
     readonly scope: string,
-    private readonly parts: Parts,
+    private parts: Parts,
     private readonly admit: AdmitReport,
     readonly lazy: boolean,
+    /** what a partial set holds in full; undefined: the set holds every report */
+    private readonly coverage?: Coverage,
   ) {}
 
   static empty(scope: string, admit: AdmitReport = notJudged, lazy = false): ReportSet {
-    return new ReportSet(
-      scope,
-      { stored: new Map(), verdicts: new Map(), served: new Map(), byCategory: new Map() },
-      admit,
-      lazy,
-    );
+    return new ReportSet(scope, emptyParts(), admit, lazy);
+  }
+
+  /** A lazy set of a tenant's reports read page by page (see appendToParts). */
+  static fromParts(parts: Parts, scope: string, admit: AdmitReport): ReportSet {
+    return new ReportSet(scope, parts, admit, true);
+  }
+
+  /** A lazy set holding none of the tenant's reports yet: parts are added by `absorb`. */
+  static partial(scope: string, admit: AdmitReport): ReportSet {
+    return new ReportSet(scope, emptyParts(), admit, true, Coverage.none());
   }
 
   /** Every report judged now. */
@@ -62,6 +62,26 @@ export class ReportSet {
   /** Reports judged when first needed (see `prepare`). */
   static lazy(reports: Iterable<StoredReport>, scope: string, admit: AdmitReport): ReportSet {
     return ReportSet.empty(scope, admit, true).patch([...reports], [], scope, admit);
+  }
+
+  /** Whether the set holds every report of its tenant (not partial). */
+  get complete(): boolean {
+    return this.coverage === undefined;
+  }
+
+  /** The parts of `reach` a partial set does not hold yet (nothing for a complete set). */
+  missing(reach: Reach): ReachPart {
+    return this.coverage
+      ? this.coverage.missing(reach, (id) => this.parts.stored.has(id))
+      : { categories: [], ids: [] };
+  }
+
+  /** Puts the reports read for `part` into a partial set (a held one only if newer). */
+  absorb(reports: readonly StoredReport[], part: ReachPart): void {
+    if (!this.coverage) return;
+    const newer = newerRows(this.parts, reports);
+    if (newer.length > 0) this.parts = patchedParts(this.parts, newer, []);
+    this.coverage.add(part);
   }
 
   get size(): number {
@@ -76,10 +96,6 @@ export class ReportSet {
   /** Every report as stored (for L2 snapshots and full rebuilds). */
   storedReports(): IterableIterator<StoredReport> {
     return this.parts.stored.values();
-  }
-
-  ids(): IterableIterator<string> {
-    return this.parts.stored.keys();
   }
 
   /** A report as stored, by id. */
@@ -122,18 +138,12 @@ export class ReportSet {
 
   /** The ids of the reports in these categories and of these ids (those that exist). */
   idsReachable(categories: Iterable<string>, ids: Iterable<string>): string[] {
-    const found = new Set<string>();
-    for (const category of categories)
-      for (const id of this.parts.byCategory.get(category) ?? []) found.add(id);
-    for (const id of ids) if (this.parts.stored.has(id)) found.add(id);
-    return [...found];
+    return reachableIds(this.parts, categories, ids);
   }
 
   /**
-   * Judges the reports of these ids (default: all) that are not judged yet, in batches that
-   * hold the event loop at most about ADMISSION_SLICE_MS each; between batches it yields
-   * (setImmediate), so other tenants' requests are served while a big set is judged.
-   * Returns how many times it yielded.
+   * Judges the reports of these ids (default: all) not judged yet, in slices that yield to
+   * the event loop (inSlices). Returns how many times it yielded.
    */
   async prepare(ids?: Iterable<string>): Promise<number> {
     const pending: StoredReport[] = [];
@@ -142,27 +152,9 @@ export class ReportSet {
       const stored = this.parts.stored.get(id);
       if (stored) pending.push(stored);
     }
-    let yields = 0;
-    let batch = 50;
-    for (let i = 0; i < pending.length;) {
-      const slice = pending.slice(i, i + batch);
-      if (this.admit.preload) await this.admit.preload(slice);
-      const started = performance.now();
-      let done = 0;
-      for (const stored of slice) {
-        if (!this.parts.verdicts.has(stored.metadata.id)) this.judge(stored);
-        done++;
-        if (performance.now() - started > ADMISSION_SLICE_MS) break;
-      }
-      i += done;
-      // the next batch about as big as fits in a slice
-      batch = done === slice.length ? Math.min(batch * 2, 1000) : Math.max(1, done);
-      if (i < pending.length) {
-        await yieldToLoop();
-        yields++;
-      }
-    }
-    return yields;
+    const judge = (stored: StoredReport) =>
+      this.parts.verdicts.has(stored.metadata.id) || this.judge(stored);
+    return inSlices(pending, judge, { preload: this.admit.preload });
   }
 
   private judge(stored: StoredReport): AdmittedReport {
@@ -193,20 +185,15 @@ export class ReportSet {
       const all = new Map(this.parts.stored);
       for (const id of removed) all.delete(id);
       for (const s of changed) all.set(s.metadata.id, s);
-      return ReportSet.empty(scope, admit, this.lazy).patch([...all.values()], [], scope, admit);
+      const fresh = new ReportSet(scope, emptyParts(), admit, this.lazy, this.coverage?.copy());
+      return fresh.patch([...all.values()], [], scope, admit);
     }
     if (changed.length === 0 && removed.length === 0) return this;
     const next = patchedParts(this.parts, changed, removed);
-    const set = new ReportSet(scope, next, admit, this.lazy);
+    const set = new ReportSet(scope, next, admit, this.lazy, this.coverage?.copy());
     // an eager set judges what changed now; a lazy one when it is needed (a big first load
     // is judged in slices by `prepare`, a small refresh when listed)
     if (!this.lazy) for (const stored of changed) set.judge(stored);
     return set;
   }
 }
-
-const notJudged: AdmitReport = (stored) => ({
-  id: stored.metadata.id,
-  version: stored.metadata.version,
-  status: { served: false, reason: 'not judged' },
-});

@@ -21,6 +21,10 @@ class FakeStore {
     this.reads += 1;
     return Promise.resolve(this.catalogOf);
   }
+  /** the catalog is complete: covering a caller's reach is reading the catalog */
+  covering(): Promise<TenantCatalog> {
+    return this.catalog();
+  }
   current(): TenantCatalog | undefined {
     return this.held ? this.catalogOf : undefined;
   }

@@ -59,7 +59,7 @@ export class CatalogService {
   }
 
   async visibleSet(principal: Principal, context?: string): Promise<VisibleSet> {
-    const catalog = await this.store.catalog(principal.tenantId);
+    const catalog = await this.store.covering(principal);
     const { key, roles } = toolsetKey(catalog, principal, context);
     const tools = await this.visibility.visible(catalog, principal, roles, context);
     return { catalog, tools, key };
@@ -67,7 +67,7 @@ export class CatalogService {
 
   /** The caller's toolset key (validating the context): equal keys, equal lists. */
   async toolsetKeyFor(principal: Principal, context?: string): Promise<string> {
-    const catalog = await this.store.catalog(principal.tenantId);
+    const catalog = await this.store.covering(principal);
     return toolsetKey(catalog, principal, context).key;
   }
 
@@ -113,7 +113,7 @@ export class CatalogService {
   ): Promise<{ body: Buffer; key: string }> {
     const hit = this.cachedListBody(principal, format, context, variant);
     if (hit) return hit;
-    const catalog = await this.store.catalog(principal.tenantId);
+    const catalog = await this.store.covering(principal);
     const { key } = toolsetKey(catalog, principal, context);
     this.bodies.retireOlder(principal.tenantId, catalog.version);
     const body = await this.bodies.fetch(
@@ -161,7 +161,7 @@ export class CatalogService {
     principal: Principal,
     name: string,
   ): Promise<{ catalog: TenantCatalog; tool: ServedTool }> {
-    const catalog = await this.store.catalog(principal.tenantId);
+    const catalog = await this.store.covering(principal);
     const tool = this.visibility.usable(catalog, principal, name);
     if (!tool) throw toolNotFound(name);
     return { catalog, tool };
