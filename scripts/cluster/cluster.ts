@@ -201,8 +201,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   // two malloc arenas: with glibc's default (8 per core) RSS rose in ~5 MB steps as libuv
   // threads touched new arenas (bench/SOAK.md, 2026-12-03); the environment can override it
   const env: Record<string, string | undefined> = {
-    MALLOC_ARENA_MAX: '2',
     ...process.env,
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
     ...options.env,
   };
   const replicas: ReplicaProcess[] = [];

@@ -118,8 +118,8 @@ async function withInspectors(
     const port = await freePort();
     ports.set(name, port);
     const env = (replicaEnv[name] ??= {});
-    env.NODE_OPTIONS =
-      `${env.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:${port}`.trim();
+    // replaces the soak's own NODE_OPTIONS for the replicas; --replica-env adds to it
+    env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:${port}`.trim();
   }
   return ports;
 }

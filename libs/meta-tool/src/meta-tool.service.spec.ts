@@ -16,7 +16,7 @@ function service(options: Parameters<typeof setup>[0] = {}) {
 beforeAll(async () => {
   await initSqlParser();
   Logger.overrideLogger(false);
-});
+}, 30_000);
 afterAll(() => {
   Logger.overrideLogger(['log', 'error', 'warn']);
   for (const dir of directories) rmSync(dir, { recursive: true, force: true });

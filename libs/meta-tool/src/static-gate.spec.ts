@@ -7,7 +7,8 @@ const gate = (name: string, code: string) =>
 const tool = (body: string) =>
   `export default { name: 't', description: 'd', schema: { type: 'object' }, async run(args, ctx) { ${body} } };`;
 
-beforeAll(() => initSqlParser());
+// loading the parser (WebAssembly) can take seconds on a loaded machine
+beforeAll(() => initSqlParser(), 30_000);
 
 describe('staticGate (pure: no execution)', () => {
   it('passes a well-formed tool whose literal SQL is allowed', () => {

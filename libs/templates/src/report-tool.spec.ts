@@ -4,7 +4,8 @@ import type { ReportFilter, ReportMetadata } from './report';
 import { ReportTool } from './report-tool';
 import { initSqlParser } from './sql-lexer';
 
-beforeAll(() => initSqlParser());
+// loading the parser (WebAssembly) can take seconds on a loaded machine
+beforeAll(() => initSqlParser(), 30_000);
 
 const filter = (f: Partial<ReportFilter> & Pick<ReportFilter, 'name' | 'type'>): ReportFilter => ({
   description: '',

@@ -3,7 +3,8 @@ import { bindTemplate, declaredParameters, findPlaceholders } from './sql-bindin
 import { initSqlParser } from './sql-lexer';
 import { pagedQuery } from './paging';
 
-beforeAll(() => initSqlParser());
+// loading the parser (WebAssembly) can take seconds on a loaded machine
+beforeAll(() => initSqlParser(), 30_000);
 
 const declared = new Map([
   ['region', 'text'],

@@ -2,7 +2,8 @@ import { TemplateError } from './errors';
 import { ReportTool } from './report-tool';
 import { initSqlParser, parseSql, scanSql } from './sql-lexer';
 
-beforeAll(() => initSqlParser());
+// loading the parser (WebAssembly) can take seconds on a loaded machine
+beforeAll(() => initSqlParser(), 30_000);
 
 /** libpg-query's own errors (a bare SyntaxError) never cross into our code. */
 describe('the lexer and parser wrappers', () => {

@@ -57,7 +57,8 @@ function setup() {
 }
 
 describe('ReportAdminService', () => {
-  beforeAll(() => initSqlParser());
+  // loading the parser (WebAssembly) can take seconds on a loaded machine
+  beforeAll(() => initSqlParser(), 30_000);
 
   it('saves a valid report, tells the catalog, and says it is not loaded yet', async () => {
     const { service, rows, invalidated } = setup();

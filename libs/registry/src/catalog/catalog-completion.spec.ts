@@ -36,7 +36,8 @@ const metrics = { describe: () => undefined, set: () => undefined } as unknown a
 const seller: Principal = { tenantId: TENANT.id, userId: 'sam', roles: ['sales'], claims: {} };
 const admin: Principal = { tenantId: TENANT.id, userId: 'ada', roles: ['admin'], claims: {} };
 
-beforeAll(() => initSqlParser());
+// loading the parser (WebAssembly) can take seconds on a loaded machine
+beforeAll(() => initSqlParser(), 30_000);
 
 describe('installation', () => {
   it('puts a complete catalog in place of a partial one of its version or older', () => {

@@ -45,7 +45,8 @@ const GOOD = 'SELECT count(*) AS n FROM orders';
 const BAD = 'SELECT count(*) AS n FROM payroll';
 
 describe('ReportAdmission', () => {
-  beforeAll(() => initSqlParser());
+  // loading the parser (WebAssembly) can take seconds on a loaded machine
+  beforeAll(() => initSqlParser(), 30_000);
 
   it('judges a report version once and reuses the verdict across catalogs', () => {
     const admission = new ReportAdmission(fakeMetrics().metrics);

@@ -23,7 +23,8 @@ const names = (set: ReportSet, category: string) =>
     .sort();
 
 describe('ReportSet', () => {
-  beforeAll(() => initSqlParser());
+  // loading the parser (WebAssembly) can take seconds on a loaded machine
+  beforeAll(() => initSqlParser(), 30_000);
   const initial = [stored('a', 'sales'), stored('b', 'sales'), stored('c', 'finance')];
 
   it('is the same object when nothing changed, and judges nothing again', () => {
@@ -79,7 +80,8 @@ describe('ReportSet', () => {
 });
 
 describe('a partial ReportSet', () => {
-  beforeAll(() => initSqlParser());
+  // loading the parser (WebAssembly) can take seconds on a loaded machine
+  beforeAll(() => initSqlParser(), 30_000);
   const reach = { categories: ['sales'], ids: ['x'] };
 
   it('holds only what it absorbed, and knows which parts of a reach it does not hold', () => {

@@ -57,7 +57,8 @@ const toolNames = (body: Buffer) =>
   );
 
 describe('CatalogService', () => {
-  beforeAll(() => initSqlParser());
+  // loading the parser (WebAssembly) can take seconds on a loaded machine
+  beforeAll(() => initSqlParser(), 30_000);
 
   it('shows a caller the tools its grants reach, in name order', async () => {
     const { service } = setup();

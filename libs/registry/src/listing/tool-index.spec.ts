@@ -51,7 +51,7 @@ describe('ToolIndex', () => {
       'scope',
       admitAll,
     );
-  });
+  }, 30_000);
 
   it('finds every kind of tool by name', () => {
     const index = new ToolIndex(reports, [generated('g_one')], [builtin('meta_tool')], 1);

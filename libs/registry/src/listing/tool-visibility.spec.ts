@@ -39,7 +39,8 @@ const names = (tools: ServedTool[]) => tools.map((t) => t.definition.name);
 const roles = (p: Principal, c: ReturnType<typeof setup>['catalog']) => c.access.effectiveRoles(p);
 
 describe('ToolVisibility', () => {
-  beforeAll(() => initSqlParser());
+  // loading the parser (WebAssembly) can take seconds on a loaded machine
+  beforeAll(() => initSqlParser(), 30_000);
 
   it("lists what the caller's grants reach, in name order; admins see every report", async () => {
     const { catalog, visibility } = setup();

@@ -9,7 +9,8 @@ function check(sql: string, declaredParams: string[] = []): SqlGuardVerdict {
   return guard.check({ sql, whitelist, declaredParams });
 }
 
-beforeAll(() => initSqlParser());
+// loading the parser (WebAssembly) can take seconds on a loaded machine
+beforeAll(() => initSqlParser(), 30_000);
 
 describe('SqlGuard amplifier rule', () => {
   it.each([

@@ -28,7 +28,8 @@ function errorsOf(verdict: SqlGuardVerdict): Array<{ rule: SqlGuardRule; message
   return verdict.ok ? [] : verdict.errors;
 }
 
-beforeAll(() => initSqlParser());
+// loading the parser (WebAssembly) can take seconds on a loaded machine
+beforeAll(() => initSqlParser(), 30_000);
 
 describe('SqlGuard on the attack corpus', () => {
   const cases = corpus as CorpusCase[];
