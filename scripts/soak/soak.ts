@@ -67,14 +67,14 @@ async function soak(
   process.stderr.write(
     `[soak] ${minutes} min, ${replicas} replicas; database ${own.dbName}, private Redis :${own.redis.port}, Postgres via proxy :${own.proxyPort}; logs ${path.relative(ROOT, own.logFile)}\n`,
   );
-  const inspectPorts = await withInspectors(replicas, replicaEnv);
+  const { inspectPorts, withInspector } = await withInspectors(replicas, replicaEnv);
   const cluster = await startCluster({
     replicas,
     port: 0,
     supervise: true,
     log: (line) => own.log.write(`${new Date().toISOString()} ${line}\n`),
     env: own.gatewayEnv(),
-    replicaEnv,
+    replicaEnv: withInspector,
   });
   own.cluster = cluster;
   const gw = new GatewayClient(cluster.url, own.secret);
@@ -111,17 +111,22 @@ async function soak(
 async function withInspectors(
   replicas: number,
   replicaEnv: Record<string, Record<string, string>>,
-): Promise<Map<string, number>> {
-  const ports = new Map<string, number>();
+): Promise<{
+  inspectPorts: Map<string, number>;
+  withInspector: Record<string, Record<string, string>>;
+}> {
+  const inspectPorts = new Map<string, number>();
+  const withInspector: Record<string, Record<string, string>> = {};
   for (let i = 1; i <= replicas; i++) {
     const name = `gw${i}`;
     const port = await freePort();
-    ports.set(name, port);
-    const env = (replicaEnv[name] ??= {});
+    inspectPorts.set(name, port);
+    const own = replicaEnv[name] ?? {};
     // replaces the soak's own NODE_OPTIONS for the replicas; --replica-env adds to it
-    env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:${port}`.trim();
+    const options = `${own.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:${port}`.trim();
+    withInspector[name] = { ...own, NODE_OPTIONS: options };
   }
-  return ports;
+  return { inspectPorts, withInspector };
 }
 
 async function main(): Promise<void> {
