@@ -121,10 +121,10 @@ async function withInspectors(
     const name = `gw${i}`;
     const port = await freePort();
     inspectPorts.set(name, port);
-    const own = replicaEnv[name] ?? {};
+    const env = replicaEnv[name] ?? {};
     // replaces the soak's own NODE_OPTIONS for the replicas; --replica-env adds to it
-    const options = `${own.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:${port}`.trim();
-    withInspector[name] = { ...own, NODE_OPTIONS: options };
+    const options = `${env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:${port}`.trim();
+    withInspector[name] = { ...env, NODE_OPTIONS: options };
   }
   return { inspectPorts, withInspector };
 }
