@@ -83,25 +83,53 @@ describe('trace id of a line', () => {
 });
 
 describe('LineBatch', () => {
-  it('writes lines in order, one chunk per full batch, and the rest when flushed', () => {
+  /** what a batch hands on, as text; each chunk must be a buffer of its own */
+  function sink(): { chunks: string[]; out: { write(chunk: Buffer): void } } {
     const chunks: string[] = [];
-    const batch = new LineBatch({ write: (chunk: string) => chunks.push(chunk) }, 10);
-    batch.write('aaaa\n');
+    const seen = new Set<ArrayBufferLike>();
+    return {
+      chunks,
+      out: {
+        write(chunk: Buffer) {
+          expect(Buffer.isBuffer(chunk)).toBe(true);
+          expect(seen.has(chunk.buffer)).toBe(false);
+          seen.add(chunk.buffer);
+          chunks.push(chunk.toString('utf8'));
+        },
+      },
+    };
+  }
+
+  it('writes lines in order as UTF-8, a chunk when the next line might not fit, the rest when flushed', () => {
+    const { chunks, out } = sink();
+    const batch = new LineBatch(out, 20);
+    batch.write('aaaa\n'); // at most 15 bytes, 5 written
+    batch.write('bé\n'); // at most 9 (5 + 9 <= 20), 4 written
     expect(chunks).toEqual([]);
-    batch.write('bbbbb\n');
-    expect(chunks).toEqual(['aaaa\nbbbbb\n']);
-    batch.write('c\n');
+    batch.write('ccc\n'); // at most 12: 9 + 12 > 20, so the pending lines go first
+    expect(chunks).toEqual(['aaaa\nbé\n']);
     let flushed = false;
     batch.flush(() => (flushed = true));
     expect(flushed).toBe(true);
-    expect(chunks).toEqual(['aaaa\nbbbbb\n', 'c\n']);
+    expect(chunks).toEqual(['aaaa\nbé\n', 'ccc\n']);
     batch.flush();
     expect(chunks).toHaveLength(2);
   });
 
+  it('writes a line longer than the batch on its own, after the lines before it', () => {
+    const { chunks, out } = sink();
+    const batch = new LineBatch(out, 30);
+    batch.write('a\n');
+    const long = `${'😀'.repeat(20)}\n`;
+    batch.write(long);
+    batch.write('b\n');
+    batch.flush();
+    expect(chunks).toEqual(['a\n', long, 'b\n']);
+  });
+
   it("is what pino's flush empties: every line of a logger reaches the output", () => {
-    const chunks: string[] = [];
-    const batch = new LineBatch({ write: (chunk: string) => chunks.push(chunk) }, 4096);
+    const { chunks, out } = sink();
+    const batch = new LineBatch(out, 4096);
     const log = createLogger({ log: { level: 'info', format: 'json' } }, batch);
     for (let i = 0; i < 100; i++) log.info({ i }, 'line');
     let done = false;
@@ -178,6 +206,30 @@ describe('writeAccessLine', () => {
     expect(timeless(ours.lines[0])).toBe(timeless(theirs.lines[0]));
     const parsed = JSON.parse(ours.lines[0]) as Record<string, unknown>;
     expect(new Date(parsed.time as string).toISOString()).toBe(parsed.time);
+  });
+
+  it.each([
+    0,
+    -0,
+    0.5,
+    7,
+    12.3,
+    99.9,
+    1234.5,
+    2.25,
+    1e-7,
+    123456789.1,
+    1e12 + 0.5,
+    1e21,
+    200,
+    5120,
+  ])('writes the number pino writes: %p', (value) => {
+    const fields = { ...full, duration_ms: value, bytes: value, status: value };
+    const ours = capture();
+    writeAccessLine(ours.log, fields);
+    const theirs = capture();
+    theirs.log.info(fields, 'request');
+    expect(timeless(ours.lines[0])).toBe(timeless(theirs.lines[0]));
   });
 
   it('writes nothing below info', () => {

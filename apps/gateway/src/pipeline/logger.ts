@@ -89,8 +89,17 @@ function str(value: string): string {
   return `"${value}"`;
 }
 
-/** A JSON number as pino writes one (a non-finite number is null). */
+/**
+ * A JSON number as pino writes one (a non-finite number is null). Whole tenths (statuses,
+ * byte counts, durations in ms to 0.1) are written from integers, the same text as String()
+ * but without its float-to-decimal conversion (a visible share of the access line).
+ */
 function num(value: number): string {
+  const tenths = Math.round(value * 10);
+  if (tenths >= 0 && tenths < 1e12 && tenths / 10 === value) {
+    const digit = tenths % 10;
+    return digit === 0 ? `${tenths / 10}` : `${(tenths - digit) / 10}.${digit}`;
+  }
   return Number.isFinite(value) ? String(value) : 'null';
 }
 
@@ -115,17 +124,18 @@ function mergeTraceId(line: object, mixin: object): object {
 
 /** How long a log line may wait in the batch before it is written. */
 const FLUSH_EVERY_MS = 200;
-/** A batch is written once it holds this many characters. */
-const BATCH_CHARS = 4096;
+/** A batch is written once the next line might not fit in this many bytes. */
+const BATCH_BYTES = 64 * 1024;
 
 /**
- * Standard output in 4 KB batches, each one write(2) on this thread: no thread-pool hop per
- * batch, which cost more CPU than the write itself (bench/RESULTS.md, ops). A quiet gateway
- * still shows every line within FLUSH_EVERY_MS (start-up, warnings); flushed at shutdown.
+ * Standard output in 64 KB batches, each one write(2) on this thread: no thread-pool hop per
+ * batch, which cost more CPU than the write itself, and one system call (and one wake-up of
+ * the reader) per ~200 access lines (bench/RESULTS.md, ops). A quiet gateway still shows
+ * every line within FLUSH_EVERY_MS (start-up, warnings); flushed at shutdown.
  */
 function batchedStdout(): DestinationStream {
   // sonic-boom (what pino.destination is) does the writes: partial writes, EAGAIN, EPIPE
-  const batch = new LineBatch(pino.destination({ dest: 1, sync: true }), BATCH_CHARS);
+  const batch = new LineBatch(bytesTo(1), BATCH_BYTES);
   const timer = setInterval(() => {
     try {
       batch.flush();
@@ -136,33 +146,46 @@ function batchedStdout(): DestinationStream {
   return batch;
 }
 
+/** A synchronous sonic-boom (pino.destination) that writes buffers (a file or an fd). */
+export function bytesTo(dest: number | string): { write(chunk: Buffer): unknown } {
+  const out = pino.destination({ dest, sync: true, contentMode: 'buffer' });
+  // in buffer mode sonic-boom's write takes a Buffer; its types only name the string mode
+  return out as unknown as { write(chunk: Buffer): unknown };
+}
+
 /**
- * Lines kept as a list and joined once per batch, then handed to `out` (which writes at
- * once). sonic-boom's own batching (`minLength`) measures the whole pending batch on every
- * line (Buffer.byteLength of a growing string), a third of a line's cost in the access log
- * (bench/RESULTS.md, ops).
+ * Lines encoded as UTF-8 into one buffer as they come, handed to `out` (which writes at
+ * once) when the next line might not fit: no string joined, measured or encoded again per
+ * batch (sonic-boom's string mode measures the pending text on every line and encodes each
+ * batch twice; bench/RESULTS.md, ops). Each batch is a new buffer `out` may keep.
  */
 export class LineBatch implements DestinationStream {
-  private lines: string[] = [];
-  private chars = 0;
+  private buffer: Buffer;
+  private used = 0;
 
   constructor(
-    private readonly out: { write(chunk: string): unknown },
-    private readonly minChars: number,
-  ) {}
+    private readonly out: { write(chunk: Buffer): unknown },
+    private readonly size: number,
+  ) {
+    this.buffer = Buffer.allocUnsafeSlow(size);
+  }
 
   write(line: string): void {
-    this.lines.push(line);
-    this.chars += line.length;
-    if (this.chars >= this.minChars) this.flush();
+    // a UTF-16 code unit is at most 3 bytes of UTF-8
+    const most = line.length * 3;
+    if (this.used + most > this.size) {
+      this.flush();
+      if (most > this.size) return void this.out.write(Buffer.from(line));
+    }
+    this.used += this.buffer.write(line, this.used);
   }
 
   /** Writes what is pending (pino's `logger.flush` calls this). */
   flush(done?: (err?: Error) => void): void {
-    if (this.lines.length > 0) {
-      const chunk = this.lines.length === 1 ? this.lines[0] : this.lines.join('');
-      this.lines = [];
-      this.chars = 0;
+    if (this.used > 0) {
+      const chunk = this.buffer.subarray(0, this.used);
+      this.buffer = Buffer.allocUnsafeSlow(this.size);
+      this.used = 0;
       this.out.write(chunk);
     }
     done?.();
