@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { alternate } from '../lib/ab';
 import { measureCpu } from '../lib/cpu';
 import { GatewayProcess } from '../lib/gateway';
 import { runLoad, warmUntilStable } from '../lib/load';
 import { log } from '../lib/log';
+import { withPerfRecord } from '../lib/perf-record';
 import { fmtRps, fmtUs, median } from '../lib/stats';
 import { bearer } from '../lib/tokens';
 import type { BenchContext, ScenarioResult } from '../lib/types';
@@ -36,6 +38,8 @@ const OFF = { LOG_LEVEL: 'silent', METRICS_ENABLED: '0' };
  * the commit before a change): on and off of this build and of that one, alternately.
  */
 function variants(): Variant[] {
+  const file = process.env.OPS_SPLIT_VARIANTS;
+  if (file) return readVariants(file);
   const base = process.env.OPS_SPLIT_BASE;
   if (!base) return VARIANTS;
   return [
@@ -44,6 +48,16 @@ function variants(): Variant[] {
     { name: 'base off', env: OFF, main: base },
     { name: 'base on', env: ON, main: base },
   ];
+}
+
+/**
+ * OPS_SPLIT_VARIANTS=<file.json>: the variants to compare, `[{ "name", "env"?, "on"?, "main"? }]`
+ * (`on`: start from the ON settings instead of OFF; `main`: e.g. a wrapper that patches a
+ * library before requiring the build, to switch one part off for an experiment).
+ */
+function readVariants(file: string): Variant[] {
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as (Variant & { on?: boolean })[];
+  return raw.map((v) => ({ ...v, env: { ...(v.on ? ON : OFF), ...v.env } }));
 }
 
 const VARIANTS: Variant[] = [
@@ -81,16 +95,20 @@ export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResul
       tuning.warmupMaxSec,
     );
   }
+  const perfDir = process.env.OPS_SPLIT_PERF;
+  const runs = chosen.map(() => 0);
   const sides = chosen.map((v, i) => ({
     name: v.name,
     run: () =>
       measureCpu(gateways[i].pid, () =>
-        runLoad({
-          url: `${gateways[i].url}${LIST_PATH}`,
-          headers: auth,
-          connections: tuning.connections,
-          durationSec: tuning.loadSec,
-        }),
+        withPerfRecord(perfDir, `v${i}-r${++runs[i]}`, gateways[i].pid, () =>
+          runLoad({
+            url: `${gateways[i].url}${LIST_PATH}`,
+            headers: auth,
+            connections: tuning.connections,
+            durationSec: tuning.loadSec,
+          }),
+        ),
       ),
   }));
   const rounds = await alternate(tuning.rounds, sides, (round, r) =>
