@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { trace } from '@opentelemetry/api';
 import pino from 'pino';
-import { createLogger, isoTime, LineBatch, writeAccessLine } from './logger';
+import { createLogger, isoTime, isoTimeAt, LineBatch, writeAccessLine } from './logger';
 import type { AccessFields } from './logger';
 import { runInRequest } from './request-context';
 import type { RequestContext } from './request-context';
@@ -17,6 +17,23 @@ describe('isoTime', () => {
     expect(new Date(at).toISOString()).toBe(match![1]);
     expect(at).toBeGreaterThanOrEqual(before);
     expect(at).toBeLessThanOrEqual(after);
+  });
+
+  it('is Date#toISOString for any millisecond, across seconds, days and years', () => {
+    const at = Date.parse('2026-12-31T23:59:58.990Z');
+    const times = [
+      ...Array.from({ length: 2100 }, (_, i) => at + i),
+      at - 86_400_000 * 400,
+      0,
+      -1,
+      -1001,
+      Date.parse('1969-12-31T23:59:59.999Z'),
+      8.64e15,
+      Date.parse('+010000-01-01T00:00:00.000Z') - 1,
+    ];
+    // in order and out of order (a clock set back)
+    for (const t of [...times, ...times.reverse()])
+      expect(isoTimeAt(t)).toBe(`,"time":"${new Date(t).toISOString()}"`);
   });
 
   it('gives every line of the logger a time that parses', () => {
