@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   for (let r = 0; r < rounds; r++) {
     const order = held.map((_, i) => held[(i + r) % held.length]);
     const line: string[] = [];
-    for (const h of order) {
+    const one = async (h: Held) => {
       const t0 = ticks(h.pid);
       const s0 = switches(h.pid);
       const res = await runLoad({
@@ -64,7 +64,11 @@ async function main(): Promise<void> {
       rps.get(h.name)?.push(res.rps);
       cs.get(h.name)?.push((switches(h.pid) - s0) / res.responses);
       line.push(`${h.name} ${Math.round(res.rps)} ${us.toFixed(1)}µs`);
-    }
+    };
+    // SIMULTANEOUS=1: every gateway loaded at the same time, so the machine's state (other
+    // processes, caches) is the same for all of them; otherwise one after the other
+    if (process.env.SIMULTANEOUS === '1') await Promise.all(order.map(one));
+    else for (const h of order) await one(h);
     console.log(`round ${r + 1} load ${loadavg()[0].toFixed(1)}: ${line.join('; ')}`);
   }
   const base = held[0].name;
