@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Metrics } from '@app/registry';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { writeAccessLine } from './logger';
+import { writeAccessLine } from './access-line';
 import type { RequestContext } from './request-context';
 import { SeriesCache, statusClass } from './series';
 
