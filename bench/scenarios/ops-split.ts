@@ -11,6 +11,17 @@ import type { BenchContext, ScenarioResult } from '../lib/types';
 import { emptyResult } from '../lib/types';
 
 const LIST_PATH = '/v1/tools?format=openai';
+/** OPS_SPLIT_CALL=1: the ops scenario's tool call instead of the warm list */
+const CALL = process.env.OPS_SPLIT_CALL === '1';
+const REQUEST = CALL
+  ? {
+      path: '/v1/tools/query_report_sales_by_region/call',
+      method: 'POST' as const,
+      body: JSON.stringify({
+        arguments: { region: 'east', order_date: { start: '2026-01-01', end: '2026-03-31' } },
+      }),
+    }
+  : { path: LIST_PATH, method: 'GET' as const, body: undefined };
 const ANALYST = { tenant: 'acme', sub: 'bench-ops', roles: ['analyst'] };
 const LIMITS = {
   LIMIT_USER_CALLS_PER_MIN: '1000000',
@@ -73,7 +84,16 @@ export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResul
   const { tuning } = ctx;
   const database = await ctx.demo.database();
   const redisPrefix = ctx.demo.redisPrefix();
-  const auth = await bearer(ANALYST);
+  const token = await bearer(ANALYST);
+  const auth: Record<string, string> = CALL
+    ? { ...token, 'content-type': 'application/json' }
+    : token;
+  const spec = (url: string) => ({
+    url: `${url}${REQUEST.path}`,
+    method: REQUEST.method,
+    headers: auth,
+    body: REQUEST.body,
+  });
   const gateways: GatewayProcess[] = [];
   const chosen = variants();
   for (const [i, v] of chosen.entries())
@@ -88,9 +108,9 @@ export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResul
       }),
     );
   for (const g of gateways) {
-    await g.client.ok(LIST_PATH, { headers: auth });
+    await g.client.ok(REQUEST.path, { method: REQUEST.method, headers: auth, body: REQUEST.body });
     await warmUntilStable(
-      { url: `${g.url}${LIST_PATH}`, headers: auth, connections: tuning.connections },
+      { ...spec(g.url), connections: tuning.connections },
       tuning.warmupMinSec,
       tuning.warmupMaxSec,
     );
@@ -103,8 +123,7 @@ export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResul
       measureCpu(gateways[i].pid, () =>
         withPerfRecord(perfDir, `v${i}-r${++runs[i]}`, gateways[i].pid, () =>
           runLoad({
-            url: `${gateways[i].url}${LIST_PATH}`,
-            headers: auth,
+            ...spec(gateways[i].url),
             connections: tuning.connections,
             durationSec: tuning.loadSec,
           }),
@@ -133,7 +152,7 @@ export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResul
     json[v.name] = { cpu_us: total, user_us: user, sys_us: sys, rps: median(rs.map((r) => r.rps)) };
   }
   result.details.push(
-    `GET ${LIST_PATH} (warm, fast lane), ${tuning.connections} connections, ${tuning.rounds} rounds of ${tuning.loadSec} s, variants in rotating order; CPU per request of each gateway from /proc.`,
+    `${REQUEST.method} ${REQUEST.path}${CALL ? '' : ' (warm, fast lane)'}, ${tuning.connections} connections, ${tuning.rounds} rounds of ${tuning.loadSec} s, variants in rotating order; CPU per request of each gateway from /proc.`,
     '',
     ...lines,
     '',
