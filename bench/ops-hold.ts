@@ -9,18 +9,11 @@ import { cleanupOnSignals, Cleanup } from './lib/cleanup';
 import { createSeededDatabase } from './lib/database';
 import { DemoFixture } from './lib/demo';
 import { GatewayProcess } from './lib/gateway';
+import { OPS_OFF, OPS_ON } from './lib/ops-settings';
 import { RUN_ID } from './lib/settings';
 import { bearer } from './lib/tokens';
 import { sweepRun } from './lib/database';
 import { clearRun } from './lib/redis';
-
-const ON = {
-  LOG_LEVEL: 'info',
-  LIMIT_USER_CALLS_PER_MIN: '1000000',
-  LIMIT_TENANT_CALLS_PER_MIN: '10000000',
-  LIMIT_TENANT_CONCURRENT_QUERIES: '1000',
-};
-const OFF = { LOG_LEVEL: 'silent', METRICS_ENABLED: '0' };
 
 interface Variant {
   name: string;
@@ -49,7 +42,7 @@ async function main(): Promise<void> {
       name: `ops-hold-${i}`,
       database,
       redisPrefix,
-      env: { ...(v.on ? ON : OFF), ...v.env },
+      env: { ...(v.on ? OPS_ON : OPS_OFF), ...v.env },
       main: v.main,
     });
     await g.client.ok('/v1/tools?format=openai', { headers: auth });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { alternate } from '../lib/ab';
 import { measureCpu } from '../lib/cpu';
 import { GatewayProcess } from '../lib/gateway';
+import { OPS_LIMITS, OPS_OFF, OPS_ON } from '../lib/ops-settings';
 import { runLoad, warmUntilStable } from '../lib/load';
 import { log } from '../lib/log';
 import { withPerfRecord } from '../lib/perf-record';
@@ -23,11 +24,7 @@ const REQUEST = CALL
     }
   : { path: LIST_PATH, method: 'GET' as const, body: undefined };
 const ANALYST = { tenant: 'acme', sub: 'bench-ops', roles: ['analyst'] };
-const LIMITS = {
-  LIMIT_USER_CALLS_PER_MIN: '1000000',
-  LIMIT_TENANT_CALLS_PER_MIN: '10000000',
-  LIMIT_TENANT_CONCURRENT_QUERIES: '1000',
-};
+const LIMITS = OPS_LIMITS;
 
 /**
  * Where the ops scenario's on-only cost goes on the warm list: the same gateway build with
@@ -41,8 +38,8 @@ interface Variant {
   main?: string;
 }
 
-const ON = { LOG_LEVEL: 'info', ...LIMITS };
-const OFF = { LOG_LEVEL: 'silent', METRICS_ENABLED: '0' };
+const ON = OPS_ON;
+const OFF = OPS_OFF;
 
 /**
  * With OPS_SPLIT_BASE=<another build's dist/apps/gateway/src/main.js> (e.g. a worktree of
