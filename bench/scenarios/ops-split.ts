@@ -1,20 +1,30 @@
+import { readFileSync } from 'node:fs';
 import { alternate } from '../lib/ab';
 import { measureCpu } from '../lib/cpu';
 import { GatewayProcess } from '../lib/gateway';
+import { OPS_LIMITS, OPS_OFF, OPS_ON } from '../lib/ops-settings';
 import { runLoad, warmUntilStable } from '../lib/load';
 import { log } from '../lib/log';
+import { withPerfRecord } from '../lib/perf-record';
 import { fmtRps, fmtUs, median } from '../lib/stats';
 import { bearer } from '../lib/tokens';
 import type { BenchContext, ScenarioResult } from '../lib/types';
 import { emptyResult } from '../lib/types';
 
 const LIST_PATH = '/v1/tools?format=openai';
+/** OPS_SPLIT_CALL=1: the ops scenario's tool call instead of the warm list */
+const CALL = process.env.OPS_SPLIT_CALL === '1';
+const REQUEST = CALL
+  ? {
+      path: '/v1/tools/query_report_sales_by_region/call',
+      method: 'POST' as const,
+      body: JSON.stringify({
+        arguments: { region: 'east', order_date: { start: '2026-01-01', end: '2026-03-31' } },
+      }),
+    }
+  : { path: LIST_PATH, method: 'GET' as const, body: undefined };
 const ANALYST = { tenant: 'acme', sub: 'bench-ops', roles: ['analyst'] };
-const LIMITS = {
-  LIMIT_USER_CALLS_PER_MIN: '1000000',
-  LIMIT_TENANT_CALLS_PER_MIN: '10000000',
-  LIMIT_TENANT_CONCURRENT_QUERIES: '1000',
-};
+const LIMITS = OPS_LIMITS;
 
 /**
  * Where the ops scenario's on-only cost goes on the warm list: the same gateway build with
@@ -28,14 +38,16 @@ interface Variant {
   main?: string;
 }
 
-const ON = { LOG_LEVEL: 'info', ...LIMITS };
-const OFF = { LOG_LEVEL: 'silent', METRICS_ENABLED: '0' };
+const ON = OPS_ON;
+const OFF = OPS_OFF;
 
 /**
  * With OPS_SPLIT_BASE=<another build's dist/apps/gateway/src/main.js> (e.g. a worktree of
  * the commit before a change): on and off of this build and of that one, alternately.
  */
 function variants(): Variant[] {
+  const file = process.env.OPS_SPLIT_VARIANTS;
+  if (file) return readVariants(file);
   const base = process.env.OPS_SPLIT_BASE;
   if (!base) return VARIANTS;
   return [
@@ -44,6 +56,16 @@ function variants(): Variant[] {
     { name: 'base off', env: OFF, main: base },
     { name: 'base on', env: ON, main: base },
   ];
+}
+
+/**
+ * OPS_SPLIT_VARIANTS=<file.json>: the variants to compare, `[{ "name", "env"?, "on"?, "main"? }]`
+ * (`on`: start from the ON settings instead of OFF; `main`: e.g. a wrapper that patches a
+ * library before requiring the build, to switch one part off for an experiment).
+ */
+function readVariants(file: string): Variant[] {
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as (Variant & { on?: boolean })[];
+  return raw.map((v) => ({ ...v, env: { ...(v.on ? ON : OFF), ...v.env } }));
 }
 
 const VARIANTS: Variant[] = [
@@ -59,7 +81,16 @@ export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResul
   const { tuning } = ctx;
   const database = await ctx.demo.database();
   const redisPrefix = ctx.demo.redisPrefix();
-  const auth = await bearer(ANALYST);
+  const token = await bearer(ANALYST);
+  const auth: Record<string, string> = CALL
+    ? { ...token, 'content-type': 'application/json' }
+    : token;
+  const spec = (url: string) => ({
+    url: `${url}${REQUEST.path}`,
+    method: REQUEST.method,
+    headers: auth,
+    body: REQUEST.body,
+  });
   const gateways: GatewayProcess[] = [];
   const chosen = variants();
   for (const [i, v] of chosen.entries())
@@ -74,23 +105,26 @@ export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResul
       }),
     );
   for (const g of gateways) {
-    await g.client.ok(LIST_PATH, { headers: auth });
+    await g.client.ok(REQUEST.path, { method: REQUEST.method, headers: auth, body: REQUEST.body });
     await warmUntilStable(
-      { url: `${g.url}${LIST_PATH}`, headers: auth, connections: tuning.connections },
+      { ...spec(g.url), connections: tuning.connections },
       tuning.warmupMinSec,
       tuning.warmupMaxSec,
     );
   }
+  const perfDir = process.env.OPS_SPLIT_PERF;
+  const runs = chosen.map(() => 0);
   const sides = chosen.map((v, i) => ({
     name: v.name,
     run: () =>
       measureCpu(gateways[i].pid, () =>
-        runLoad({
-          url: `${gateways[i].url}${LIST_PATH}`,
-          headers: auth,
-          connections: tuning.connections,
-          durationSec: tuning.loadSec,
-        }),
+        withPerfRecord(perfDir, `v${i}-r${++runs[i]}`, gateways[i].pid, () =>
+          runLoad({
+            ...spec(gateways[i].url),
+            connections: tuning.connections,
+            durationSec: tuning.loadSec,
+          }),
+        ),
       ),
   }));
   const rounds = await alternate(tuning.rounds, sides, (round, r) =>
@@ -115,7 +149,7 @@ export async function opsSplitScenario(ctx: BenchContext): Promise<ScenarioResul
     json[v.name] = { cpu_us: total, user_us: user, sys_us: sys, rps: median(rs.map((r) => r.rps)) };
   }
   result.details.push(
-    `GET ${LIST_PATH} (warm, fast lane), ${tuning.connections} connections, ${tuning.rounds} rounds of ${tuning.loadSec} s, variants in rotating order; CPU per request of each gateway from /proc.`,
+    `${REQUEST.method} ${REQUEST.path}${CALL ? '' : ' (warm, fast lane)'}, ${tuning.connections} connections, ${tuning.rounds} rounds of ${tuning.loadSec} s, variants in rotating order; CPU per request of each gateway from /proc.`,
     '',
     ...lines,
     '',

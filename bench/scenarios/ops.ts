@@ -2,6 +2,7 @@ import { medianOf } from '../lib/ab';
 import { compareHttp } from '../lib/compare';
 import type { HttpComparison } from '../lib/compare';
 import { GatewayProcess } from '../lib/gateway';
+import { OPS_OFF, OPS_ON } from '../lib/ops-settings';
 import { runLoad, warmUntilStable } from '../lib/load';
 import type { LoadResult, LoadSpec } from '../lib/load';
 import { profileGateway, shouldProfile } from '../lib/profiling';
@@ -19,14 +20,8 @@ const ANALYST = { tenant: 'acme', sub: 'bench-ops', roles: ['analyst'] };
 /** on / off: at most 10% worse */
 const MIN_RATIO = 0.9;
 
-/** What "on" means: access log lines at info, metrics, and every limit enabled (never reached). */
-const ON = {
-  LOG_LEVEL: 'info',
-  LIMIT_USER_CALLS_PER_MIN: '1000000',
-  LIMIT_TENANT_CALLS_PER_MIN: '10000000',
-  LIMIT_TENANT_CONCURRENT_QUERIES: '1000',
-};
-const OFF = { LOG_LEVEL: 'silent', METRICS_ENABLED: '0' };
+const ON = OPS_ON;
+const OFF = OPS_OFF;
 
 function row(metric: string, c: HttpComparison): Row {
   return {

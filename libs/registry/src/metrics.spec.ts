@@ -60,4 +60,28 @@ describe('Metrics', () => {
     expect(await metrics.render()).toMatch(/^t_seconds_count\{outcome="ok"\} 1$/m);
     expect(() => timed(Number.NaN)).toThrow(TypeError);
   });
+
+  it("renders a hot-path counter as prom-client's own inc does, shared and after a reset", async () => {
+    const fast = new Metrics();
+    const plain = new Metrics();
+    const hot = fast.counter('t_total', { route: 'a' });
+    const bare = fast.counter('t_bare_total');
+    for (let i = 0; i < 3; i++) {
+      hot();
+      bare();
+      plain.inc('t_total', { route: 'a' });
+      plain.inc('t_bare_total');
+    }
+    fast.inc('t_total', { route: 'b' }, 2);
+    plain.inc('t_total', { route: 'b' }, 2);
+    fast.inc('t_total', { route: 'a' });
+    plain.inc('t_total', { route: 'a' });
+    expect(await fast.render()).toBe(await plain.render());
+    expect(fast.value('t_total', { route: 'a' })).toBe(4);
+    fast.registry.resetMetrics();
+    hot();
+    expect(fast.value('t_total', { route: 'a' })).toBe(1);
+    const wrong = fast.counter('t_total', { other: 'x' });
+    expect(() => wrong()).toThrow(/label/i);
+  });
 });

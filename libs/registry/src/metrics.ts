@@ -45,11 +45,21 @@ export class Metrics {
     this.counterOf(name, labels).inc(labels, by);
   }
 
-  /** A counter whose series is fixed up front, for hot paths: no label hashing per call. */
+  /**
+   * A counter series fixed up front, for hot paths: an increment adds to the series' value
+   * in prom-client's store directly (prom-client's `inc` validates the labels and builds
+   * their key string on every call; bench/RESULTS.md, ops). Renders the same.
+   */
   counter(name: string, labels: Labels = {}): () => void {
-    const child = this.counterOf(name, labels).labels(labels);
+    const metric = this.counterOf(name, labels);
+    const stored = new StoredSeries<{ value: number; labels?: Labels }>(metric, labels, () =>
+      metric.inc(labels, 0),
+    );
     return () => {
-      if (this.enabled) child.inc();
+      if (!this.enabled) return;
+      const series = stored.get();
+      if (series) series.value += 1;
+      else metric.inc(labels); // prom-client's own error
     };
   }
 
@@ -73,24 +83,13 @@ export class Metrics {
    */
   histogram(name: string, labels: Labels, buckets = LATENCY_BUCKETS): (value: number) => void {
     const metric = this.histogramOf(name, labels, buckets);
-    const store = metric as unknown as { hashMap: Record<string, HistogramSeries> };
-    const child = metric.labels(labels);
+    const stored = new StoredSeries<HistogramSeries>(metric, labels, () => metric.zero(labels));
     const bounds = (metric as unknown as { upperBounds: readonly number[] }).upperBounds;
     const keys = bounds.map(String);
-    let map: Record<string, HistogramSeries> | undefined;
-    let series: HistogramSeries | undefined;
-    const find = () => {
-      map = store.hashMap;
-      series = Object.values(map).find((s) => sameLabels(s.labels, labels));
-      if (!series) {
-        metric.zero(labels);
-        series = Object.values(map).find((s) => sameLabels(s.labels, labels));
-      }
-    };
     return (value) => {
       if (!this.enabled) return;
-      if (store.hashMap !== map || !series || !Number.isFinite(value)) find();
-      if (!series || !Number.isFinite(value)) return child.observe(value); // prom-client's error
+      const series = Number.isFinite(value) ? stored.get() : undefined;
+      if (!series) return metric.observe(labels, value); // prom-client's error
       series.sum += value;
       series.count += 1;
       for (let i = 0; i < bounds.length; i++)
@@ -187,6 +186,38 @@ export class Metrics {
       this.histograms.set(name, metric);
     }
     return metric;
+  }
+}
+
+/**
+ * One series of a prom-client metric as its store keeps it (a value of `hashMap`), found by
+ * its labels once (`create` makes it when missing) and again after the store is replaced (a
+ * registry reset). Undefined when prom-client does not create it (its own error then).
+ */
+class StoredSeries<S extends { labels?: Labels }> {
+  private map?: Record<string, S>;
+  private series?: S;
+
+  constructor(
+    private readonly metric: object,
+    private readonly labels: Labels,
+    private readonly create: () => void,
+  ) {}
+
+  get(): S | undefined {
+    const store = this.metric as { hashMap: Record<string, S> };
+    if (store.hashMap === this.map && this.series) return this.series;
+    this.map = store.hashMap;
+    this.series = this.find();
+    if (!this.series) {
+      this.create();
+      this.series = this.find();
+    }
+    return this.series;
+  }
+
+  private find(): S | undefined {
+    return Object.values(this.map ?? {}).find((s) => sameLabels(s.labels ?? {}, this.labels));
   }
 }
 

@@ -18,6 +18,7 @@
  * logged, counted, limited and subject to every policy.
  */
 export * from './business-context';
+export * from './access-line';
 export * from './limits';
 export * from './logger';
 export * from './pipeline.module';

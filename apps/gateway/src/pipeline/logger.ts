@@ -3,6 +3,7 @@ import pino from 'pino';
 import type { DestinationStream, Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { GatewaySettings } from '../config/gateway.config';
+import { isoTime, markOurs } from './access-line';
 import { currentRequest } from './request-context';
 
 /**
@@ -30,68 +31,8 @@ export function createLogger(
     },
     stream,
   );
-  OURS.add(logger);
+  markOurs(logger);
   return logger;
-}
-
-/** Loggers made by createLogger: their line shape is known (see writeAccessLine). */
-const OURS = new WeakSet<Logger>();
-
-/** The access line's fields, in the order they are written (undefined ones are left out). */
-export interface AccessFields {
-  trace_id: string;
-  method: string;
-  route: string;
-  status: number;
-  tenant?: string;
-  user?: string;
-  tool?: string;
-  kind?: string;
-  format?: string;
-  outcome: string;
-  duration_ms: number;
-  bytes?: number;
-  fast_lane?: boolean;
-}
-
-/**
- * The access line (`msg: "request"`), at info: the same JSON `log.info(fields, 'request')`
- * writes (level, time, the fields in order, msg), serialised here in one template and
- * handed to the logger's destination. pino's generic serialiser (a loop over the fields,
- * a type switch per value, the mixin) was most of the line's cost on the warm list
- * (bench/RESULTS.md, ops). A logger not made by createLogger gets the plain pino call.
- */
-export function writeAccessLine(log: Logger, f: AccessFields): void {
-  if (!log.isLevelEnabled('info')) return;
-  if (!OURS.has(log)) return void log.info(f, 'request');
-  const stream = (log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
-  stream.write(
-    `{"level":"info"${isoTime()},"trace_id":${str(f.trace_id)},"method":${str(f.method)},"route":${str(f.route)},"status":${num(f.status)}${
-      f.tenant === undefined ? '' : `,"tenant":${str(f.tenant)}`
-    }${f.user === undefined ? '' : `,"user":${str(f.user)}`}${
-      f.tool === undefined ? '' : `,"tool":${str(f.tool)}`
-    }${f.kind === undefined ? '' : `,"kind":${str(f.kind)}`}${
-      f.format === undefined ? '' : `,"format":${str(f.format)}`
-    },"outcome":${str(f.outcome)},"duration_ms":${num(f.duration_ms)}${
-      f.bytes === undefined ? '' : `,"bytes":${num(f.bytes)}`
-    }${f.fast_lane === undefined ? '' : `,"fast_lane":${f.fast_lane}`},"msg":"request"}\n`,
-  );
-}
-
-/** A JSON string: quoted as is when no character needs escaping (most ids), else stringify. */
-function str(value: string): string {
-  if (value.length > 100) return JSON.stringify(value);
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c < 32 || c === 34 || c === 92 || (c >= 0xd800 && c <= 0xdfff))
-      return JSON.stringify(value);
-  }
-  return `"${value}"`;
-}
-
-/** A JSON number as pino writes one (a non-finite number is null). */
-function num(value: number): string {
-  return Number.isFinite(value) ? String(value) : 'null';
 }
 
 /** What the mixin returns when it has nothing to add (never written to). */
@@ -115,17 +56,18 @@ function mergeTraceId(line: object, mixin: object): object {
 
 /** How long a log line may wait in the batch before it is written. */
 const FLUSH_EVERY_MS = 200;
-/** A batch is written once it holds this many characters. */
-const BATCH_CHARS = 4096;
+/** A batch is written once the next line might not fit in this many bytes. */
+const BATCH_BYTES = 64 * 1024;
 
 /**
- * Standard output in 4 KB batches, each one write(2) on this thread: no thread-pool hop per
- * batch, which cost more CPU than the write itself (bench/RESULTS.md, ops). A quiet gateway
- * still shows every line within FLUSH_EVERY_MS (start-up, warnings); flushed at shutdown.
+ * Standard output in 64 KB batches, each one write(2) on this thread: no thread-pool hop per
+ * batch, which cost more CPU than the write itself, and one system call (and one wake-up of
+ * the reader) per ~200 access lines (bench/RESULTS.md, ops). A quiet gateway still shows
+ * every line within FLUSH_EVERY_MS (start-up, warnings); flushed at shutdown.
  */
 function batchedStdout(): DestinationStream {
   // sonic-boom (what pino.destination is) does the writes: partial writes, EAGAIN, EPIPE
-  const batch = new LineBatch(pino.destination({ dest: 1, sync: true }), BATCH_CHARS);
+  const batch = new LineBatch(bytesTo(1), BATCH_BYTES);
   const timer = setInterval(() => {
     try {
       batch.flush();
@@ -136,53 +78,50 @@ function batchedStdout(): DestinationStream {
   return batch;
 }
 
+/** A synchronous sonic-boom (pino.destination) that writes buffers (a file or an fd). */
+export function bytesTo(dest: number | string): { write(chunk: Buffer): unknown } {
+  const out = pino.destination({ dest, sync: true, contentMode: 'buffer' });
+  // in buffer mode sonic-boom's write takes a Buffer; its types only name the string mode
+  return out as unknown as { write(chunk: Buffer): unknown };
+}
+
 /**
- * Lines kept as a list and joined once per batch, then handed to `out` (which writes at
- * once). sonic-boom's own batching (`minLength`) measures the whole pending batch on every
- * line (Buffer.byteLength of a growing string), a third of a line's cost in the access log
- * (bench/RESULTS.md, ops).
+ * Lines encoded as UTF-8 into one buffer as they come, handed to `out` (which writes at
+ * once) when the next line might not fit: no string joined, measured or encoded again per
+ * batch (sonic-boom's string mode measures the pending text on every line and encodes each
+ * batch twice; bench/RESULTS.md, ops). Each batch is a new buffer `out` may keep.
  */
 export class LineBatch implements DestinationStream {
-  private lines: string[] = [];
-  private chars = 0;
+  private buffer: Buffer;
+  private used = 0;
 
   constructor(
-    private readonly out: { write(chunk: string): unknown },
-    private readonly minChars: number,
-  ) {}
+    private readonly out: { write(chunk: Buffer): unknown },
+    private readonly size: number,
+  ) {
+    this.buffer = Buffer.allocUnsafeSlow(size);
+  }
 
   write(line: string): void {
-    this.lines.push(line);
-    this.chars += line.length;
-    if (this.chars >= this.minChars) this.flush();
+    // a UTF-16 code unit is at most 3 bytes of UTF-8
+    const most = line.length * 3;
+    if (this.used + most > this.size) {
+      this.flush();
+      if (most > this.size) return void this.out.write(Buffer.from(line));
+    }
+    this.used += this.buffer.write(line, this.used);
   }
 
   /** Writes what is pending (pino's `logger.flush` calls this). */
   flush(done?: (err?: Error) => void): void {
-    if (this.lines.length > 0) {
-      const chunk = this.lines.length === 1 ? this.lines[0] : this.lines.join('');
-      this.lines = [];
-      this.chars = 0;
+    if (this.used > 0) {
+      const chunk = this.buffer.subarray(0, this.used);
+      this.buffer = Buffer.allocUnsafeSlow(this.size);
+      this.used = 0;
       this.out.write(chunk);
     }
     done?.();
   }
-}
-
-let lastMs = Number.NaN;
-let lastTime = '';
-
-/**
- * pino's `isoTime` (`,"time":"<ISO 8601>"`), formatted once per millisecond: under load many
- * lines share a millisecond, and Date#toISOString was a visible share of each line.
- */
-export function isoTime(): string {
-  const now = Date.now();
-  if (now !== lastMs) {
-    lastMs = now;
-    lastTime = `,"time":"${new Date(now).toISOString()}"`;
-  }
-  return lastTime;
 }
 
 /** Nest's own logging (start-up, warnings of the libraries) into the same pino logger. */

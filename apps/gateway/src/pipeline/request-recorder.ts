@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Metrics } from '@app/registry';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { writeAccessLine } from './logger';
+import { writeAccessLine } from './access-line';
 import type { RequestContext } from './request-context';
 import { SeriesCache, statusClass } from './series';
 
@@ -65,23 +65,19 @@ export class RequestRecorder {
 
   private observeAll(ctx: RequestContext, seconds: number, status: number, outcome: string) {
     const protocol = ctx.route === '/mcp' ? 'mcp' : 'rest';
-    this.observe(
-      'gateway_http_request_duration_seconds',
-      seconds,
+    this.observe('gateway_http_request_duration_seconds', seconds, [
       ctx.method,
       ctx.route,
       statusClass(status),
-    );
+    ]);
     if (ctx.kind === 'list')
-      this.observe(
-        'gateway_list_duration_seconds',
-        seconds,
+      this.observe('gateway_list_duration_seconds', seconds, [
         protocol,
         ctx.format ?? 'unknown',
         outcome,
-      );
+      ]);
     else if (ctx.kind === 'call')
-      this.observe('gateway_call_duration_seconds', seconds, protocol, outcome);
+      this.observe('gateway_call_duration_seconds', seconds, [protocol, outcome]);
   }
 
   private logLine(
@@ -109,7 +105,7 @@ export class RequestRecorder {
     });
   }
 
-  private observe(name: string, seconds: number, ...values: string[]): void {
+  private observe(name: string, seconds: number, values: string[]): void {
     let series = this.observers.get(name);
     if (!series) {
       series = new SeriesCache((v) => this.metrics.histogram(name, labelsOf(name, v)));

@@ -18,6 +18,22 @@ describe('SeriesCache', () => {
     ]);
   });
 
+  it('gives the series of the tuple asked for when tuples of one metric alternate or repeat', () => {
+    const cache = new SeriesCache((values) => values.join('+'));
+    const asked = [
+      ['a', 'b'],
+      ['a', 'b'],
+      ['a', 'c'],
+      ['a', 'b'],
+      ['a', 'b'],
+    ];
+    for (const values of asked) expect(cache.get(values)).toBe(values.join('+'));
+    const values = ['x', 'y'];
+    expect(cache.get(values)).toBe('x+y');
+    values[1] = 'z'; // a caller reusing its array
+    expect(cache.get(values)).toBe('x+z');
+  });
+
   it('does not confuse tuples whose joined text is the same', () => {
     const cache = new SeriesCache((values) => values.join('+'));
     expect(cache.get(['a|b', 'c'])).toBe('a|b+c');

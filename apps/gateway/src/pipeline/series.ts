@@ -5,10 +5,22 @@
  */
 export class SeriesCache<T> {
   private readonly root = new Map<string, unknown>();
+  /** the last tuple asked for and its series: a run of alike requests skips the maps */
+  private lastValues: readonly string[] = [];
+  private lastSeries?: T;
 
   constructor(private readonly make: (values: readonly string[]) => T) {}
 
   get(values: readonly string[]): T {
+    const last = this.lastValues;
+    if (this.lastSeries !== undefined && sameValues(last, values)) return this.lastSeries;
+    const series = this.find(values);
+    this.lastValues = [...values];
+    this.lastSeries = series;
+    return series;
+  }
+
+  private find(values: readonly string[]): T {
     let level = this.root;
     const last = values.length - 1;
     for (let i = 0; i < last; i++) {
@@ -26,6 +38,12 @@ export class SeriesCache<T> {
     }
     return series;
   }
+}
+
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** `2xx` for 200 etc., without a new string per request. */
