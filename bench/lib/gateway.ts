@@ -33,7 +33,12 @@ export interface GatewayOptions {
 /** Keeps the last bytes a child wrote, for error messages; the pipe is always drained. */
 class Tail {
   private text = '';
+  /** whether the profiler's start line came by: a 64 KB batch of access lines right after it
+   * would push it out of the kept end before anyone looks */
+  profilerStarted = false;
   push(chunk: Buffer): void {
+    if (!this.profilerStarted)
+      this.profilerStarted = (this.text.slice(-100) + chunk.toString()).includes(PROFILER_STARTED);
     // only the end of a chunk can be kept: a logging gateway sends megabytes per second
     this.text = (this.text + chunk.subarray(-8000).toString()).slice(-8000);
   }
@@ -176,7 +181,7 @@ export class GatewayProcess {
     this.profiling = true;
     this.child.stdin?.write('start\n');
     const deadline = Date.now() + 10_000;
-    while (!this.tail.toString().includes(PROFILER_STARTED)) {
+    while (!this.tail.profilerStarted) {
       if (Date.now() > deadline || this.exited)
         throw new Error(`the profiler did not start:\n${this.tail}`);
       await new Promise((r) => setTimeout(r, 10));
