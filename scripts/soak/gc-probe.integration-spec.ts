@@ -21,6 +21,8 @@ describe('measureAfterGc (a real Node process with the inspector on)', () => {
       expect(m.heapMb).toBeGreaterThan(40);
       expect(m.heapMb).toBeLessThan(200);
       expect(m.rssMb).toBeGreaterThan(m.heapMb);
+      expect(m.heapTotalMb).toBeGreaterThanOrEqual(m.heapMb);
+      expect(m.externalMb).toBeGreaterThan(0);
     } finally {
       child.kill('SIGKILL');
     }

@@ -10,6 +10,9 @@ import WebSocket from 'ws';
 export interface AfterGc {
   heapMb: number;
   rssMb: number;
+  /** what V8 keeps committed for its heap, and memory outside it (Buffers, WebAssembly) */
+  heapTotalMb: number;
+  externalMb: number;
 }
 
 export async function measureAfterGc(inspectPort: number, timeoutMs = 10_000): Promise<AfterGc> {
@@ -32,8 +35,17 @@ export async function measureAfterGc(inspectPort: number, timeoutMs = 10_000): P
       expression: 'JSON.stringify(process.memoryUsage())',
       returnByValue: true,
     })) as { result: { value: string } };
-    const usage = JSON.parse(reply.result.value) as { heapUsed: number; rss: number };
-    return { heapMb: usage.heapUsed / 2 ** 20, rssMb: usage.rss / 2 ** 20 };
+    const usage = JSON.parse(reply.result.value) as Record<
+      'heapUsed' | 'rss' | 'heapTotal' | 'external',
+      number
+    >;
+    const mb = (bytes: number) => bytes / 2 ** 20;
+    return {
+      heapMb: mb(usage.heapUsed),
+      rssMb: mb(usage.rss),
+      heapTotalMb: mb(usage.heapTotal),
+      externalMb: mb(usage.external),
+    };
   } finally {
     socket.close();
   }

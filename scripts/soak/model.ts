@@ -79,6 +79,8 @@ export class Recorder {
     pid: number;
     heapMb: number;
     rssMb: number;
+    heapTotalMb?: number;
+    externalMb?: number;
   }> = [];
   readonly notes: string[] = [];
   constructor(readonly t0: number) {}

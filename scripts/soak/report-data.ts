@@ -199,7 +199,9 @@ export function afterGcFigures(rec: Recorder): AfterGcFigures {
       worstRssSlope = worst(worstRssSlope, rssSlope);
     }
     const f = (n: number) => n.toFixed(1);
-    return `| ${life} | ${xs.length} over ${minutes.toFixed(1)} min | ${f(xs[0].heapMb)} → ${f(xs.at(-1)!.heapMb)} | ${heapSlope.toFixed(2)} | ${f(xs[0].rssMb)} → ${f(xs.at(-1)!.rssMb)} | ${rssSlope.toFixed(2)} |`;
+    const span = (pick: (x: (typeof xs)[number]) => number | undefined) =>
+      pick(xs[0]) === undefined ? '-' : `${f(pick(xs[0])!)} → ${f(pick(xs.at(-1)!)!)}`;
+    return `| ${life} | ${xs.length} over ${minutes.toFixed(1)} min | ${f(xs[0].heapMb)} → ${f(xs.at(-1)!.heapMb)} | ${heapSlope.toFixed(2)} | ${f(xs[0].rssMb)} → ${f(xs.at(-1)!.rssMb)} | ${rssSlope.toFixed(2)} | ${span((x) => x.heapTotalMb)} | ${span((x) => x.externalMb)} |`;
   });
   return { rows, worstHeapSlope, worstRssSlope, judged, growing };
 }

@@ -127,8 +127,8 @@ full GC (\`HeapProfiler.collectGarbage\` through the replica's inspector, which 
 on at 127.0.0.1), every 20 s and once after the traffic; the target is judged on these,
 per replica life, after the life's first ${LIFE_WARMUP_MS / 1000} s (a restarted replica warms up too).
 
-| replica life | samples after warm-up | heap after GC (MB) | slope (MB/min) | RSS after GC (MB) | slope (MB/min) |
-| --- | --- | --- | --- | --- | --- |
+| replica life | samples after warm-up | heap after GC (MB) | slope (MB/min) | RSS after GC (MB) | slope (MB/min) | heap total after GC (MB) | external after GC (MB) |
+| --- | --- | --- | --- | --- | --- | --- | --- |
 ${f.afterGc.rows.join('\n')}
 
 ## Charts
