@@ -9,7 +9,7 @@ import { DATABASE, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
 import { readFailure, tooLarge } from './read-failure';
 import { columnsOf, rowObjects } from './result-rows';
-import { sessionLimits, sessionSetup } from './session-setup';
+import { CUSTOM_PLANS, sessionLimits, sessionSetup } from './session-setup';
 import { toolFailure, toolPage } from './tool-outcome';
 import type { ToolCallOutcome } from './tool-outcome';
 
@@ -139,12 +139,13 @@ export class ReportExecutor {
     statement?: NamedStatement,
   ): Promise<GuardedReadResult> {
     if (!tenant.dataSchema) throw new Error(`tenant ${tenant.id} has no datasource`);
-    const setup = sessionSetup(
+    const session = sessionSetup(
       tenant.id,
       tenant.dataSchema,
       { ...sessionLimits(this.options), statementTimeoutMs: timeoutMs },
       activeTraceId(),
     );
+    const setup = statement ? [...session, CUSTOM_PLANS] : session;
     const attributes = { 'db.system': 'postgresql', 'gateway.tenant': tenant.id };
     // The client gives up shortly after the server should have; a hung connection is dropped.
     return withSpan('sql', attributes, () =>

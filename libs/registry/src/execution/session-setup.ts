@@ -14,6 +14,14 @@ export interface SessionLimits {
   tempFileLimitKb: number;
 }
 
+/**
+ * For a read that runs a named statement (ADR 0005): plan it for its values on every call.
+ * After five runs Postgres may switch a named statement to a generic plan, which keeps a
+ * report's optional filters ("(:x IS NULL OR col = :x)") as runtime tests and can scan far
+ * slower; the statement is still parsed only once per connection.
+ */
+export const CUSTOM_PLANS = 'SET LOCAL plan_cache_mode = force_custom_plan';
+
 /** The limits every read-only report session gets, from the registry options. */
 export function sessionLimits(options: RegistryOptions): SessionLimits {
   return {
