@@ -36,7 +36,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<NestF
     silent ? { log: { ...settings.log, level: 'silent' } } : settings,
     options.logDestination,
   );
-  const hotPaths = new HotPaths();
+  const hotPaths = new HotPaths(settings.limits.bodyBytes);
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(settings, PipelineModule.forRoot(logger)),
     new FastifyAdapter({

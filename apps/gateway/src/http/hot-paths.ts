@@ -5,6 +5,15 @@ import { DiscoveryService } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { errorBody, httpStatus, INTERNAL_MESSAGE } from '../errors/http-errors';
 import type { RequestPipeline } from '../pipeline/request-pipeline';
+import {
+  frontReadable,
+  installReplay,
+  matchRoute,
+  readFrontBody,
+  readInFront,
+  replayToFastify,
+} from './front-body';
+import type { FrontBody } from './front-body';
 // Fastify's own query parser (via find-my-way): the front lane reads a query as the route would
 import { parse as parseQuery } from 'fast-querystring';
 
@@ -63,15 +72,21 @@ interface Entry {
 }
 
 /**
- * Where hot paths run. GET paths (no body) are answered in front of Fastify, in the HTTP
- * server's request handler: no Fastify request/reply objects, routing or hooks. POST paths
- * need the body Fastify parses, so they are answered in a preHandler hook: after routing
- * and body parsing, before the route handler, where Nest runs its guards, pipes and the
- * controller. A request no hot path answers goes on to Fastify and Nest unchanged.
+ * Where hot paths run: in front of Fastify, in the HTTP server's request handler, with no
+ * Fastify request/reply objects, routing or hooks. GET paths answer from memory. POST paths
+ * read the JSON body first (Fastify's parser and limits) and may answer asynchronously; a
+ * POST they do not answer goes to Fastify with its body replayed, as if it had never been
+ * read. A POST whose body the front cannot read (chunked, compressed, over the limit) is
+ * tried once more in a preHandler hook, after Fastify parsed it. A request no hot path
+ * answers goes on to Fastify and Nest unchanged.
  */
 export class HotPaths {
   private front: Entry[] = [];
+  private posts: Entry[] = [];
   private pipeline?: RequestPipeline;
+
+  /** `bodyLimit`: Fastify's, so the front reads no body the route would refuse as too large */
+  constructor(private readonly bodyLimit: number) {}
 
   /**
    * FastifyAdapter's `serverFactory`: the HTTP server. Every request enters the request
@@ -82,7 +97,7 @@ export class HotPaths {
   ): Server =>
     createServer((request, response) => {
       const next = () => {
-        if (!this.tryFront(request, response)) handler(request, response);
+        if (!this.tryFront(request, response, handler)) handler(request, response);
       };
       if (this.pipeline) this.pipeline.run(request, response, next);
       else next();
@@ -109,7 +124,11 @@ export class HotPaths {
     }));
     this.front = entries.filter((e) => e.path.method === 'GET');
     const hooked = entries.filter((e) => e.path.method !== 'GET');
+    this.posts = hooked;
+    installReplay(fastify);
     fastify.addHook('preHandler', (request, reply, done) => {
+      // the front lane already tried this one (and replayed its body): once is enough
+      if (readInFront(request.raw)) return done();
       const url = request.routeOptions.url;
       let entry: Entry | undefined;
       let answer: HotAnswer | Promise<HotAnswer> | undefined;
@@ -134,9 +153,7 @@ export class HotPaths {
       void Promise.resolve(answer).then(
         (ready) => {
           reply.hijack();
-          write(reply.raw, ready);
-          entry.served();
-          ready.sent?.();
+          sendAnswer(reply.raw, entry, ready);
         },
         (err: unknown) => {
           if (typeof (err as { code?: unknown } | null)?.code === 'string') return done();
@@ -151,8 +168,13 @@ export class HotPaths {
    * The front lane, fenced: any exception in it (an answer that cannot be written, a bug)
    * leaves the request to Fastify and the regular route, as if no hot path had matched.
    */
-  private tryFront(request: IncomingMessage, response: ServerResponse): boolean {
+  private tryFront(
+    request: IncomingMessage,
+    response: ServerResponse,
+    handler: (request: IncomingMessage, response: ServerResponse) => void,
+  ): boolean {
     try {
+      if (request.method === 'POST') return this.readPost(request, response, handler);
       return this.serveFront(request, response);
     } catch {
       const ctx = this.pipeline?.contextOf(request);
@@ -161,6 +183,67 @@ export class HotPaths {
       response.destroy(); // half an answer went out: end the connection, never send two
       return true;
     }
+  }
+
+  /** Starts a POST lane: true when a POST hot path may take it (its body is being read). */
+  private readPost(
+    request: IncomingMessage,
+    response: ServerResponse,
+    handler: (request: IncomingMessage, response: ServerResponse) => void,
+  ): boolean {
+    if (this.posts.length === 0 || !frontReadable(request, this.bodyLimit)) return false;
+    const url = request.url ?? '';
+    const mark = url.indexOf('?');
+    const pathname = mark < 0 ? url : url.slice(0, mark);
+    if (!this.posts.some((e) => matchRoute(e.path.url, pathname))) return false;
+    const pipeline = this.pipeline;
+    void readFrontBody(request).then((body) => {
+      const fallThrough = () => {
+        replayToFastify(request, body.raw);
+        handler(request, response);
+      };
+      // the body's events ran outside the request's async context: enter it again
+      const go = () => this.answerPost(request, response, body, fallThrough);
+      if (pipeline) pipeline.reenter(request, go);
+      else go();
+    });
+    return true;
+  }
+
+  /** The first POST hot path that takes the request answers it; else Fastify does. */
+  private answerPost(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: FrontBody,
+    fallThrough: () => void,
+  ): void {
+    if (body.value === undefined) return fallThrough(); // not JSON: Fastify's 400
+    const url = request.url ?? '';
+    const mark = url.indexOf('?');
+    const pathname = mark < 0 ? url : url.slice(0, mark);
+    const query = mark < 0 ? {} : (parseQuery(url.slice(mark + 1)) as Record<string, unknown>);
+    for (const entry of this.posts) {
+      const params = matchRoute(entry.path.url, pathname);
+      if (!params) continue;
+      const answer = tryAnswer(entry.path, {
+        headers: request.headers,
+        query,
+        body: body.value,
+        params,
+      });
+      if (!answer) continue;
+      const ctx = this.pipeline?.contextOf(request);
+      if (ctx) ctx.route = entry.path.url;
+      return void Promise.resolve(answer).then(
+        (ready) => sendAnswer(response, entry, ready),
+        // a coded refusal (a limit) goes on to the route, whose filter maps it like any other
+        (err: unknown) =>
+          typeof (err as { code?: unknown } | null)?.code === 'string'
+            ? fallThrough()
+            : writeInternalError(response),
+      );
+    }
+    fallThrough();
   }
 
   private serveFront(request: IncomingMessage, response: ServerResponse): boolean {
@@ -190,6 +273,17 @@ function tryAnswer(path: HotPath, request: HotRequest): HotAnswer | Promise<HotA
   } catch {
     return undefined;
   }
+}
+
+/** Sends a hot path's answer and records it; an answer that cannot be written is a plain 500. */
+function sendAnswer(response: ServerResponse, entry: Entry, answer: HotAnswer): void {
+  try {
+    write(response, answer);
+  } catch {
+    return writeInternalError(response);
+  }
+  entry.served();
+  answer.sent?.();
 }
 
 /** Headers and body in one write; nothing to serialise, rewrite or hook for a cached body. */

@@ -172,11 +172,14 @@ export class RequestPipeline {
       done();
     });
     // body parsing may run outside the request's async chain: enter it again for the handler
-    fastify.addHook('preHandler', (request, _reply, done) => {
-      const ctx = this.contextOf(request.raw);
-      if (!ctx) return done();
-      context.with(ctx.otel, () => runInRequest(ctx, done));
-    });
+    fastify.addHook('preHandler', (request, _reply, done) => this.reenter(request.raw, done));
+  }
+
+  /** Runs `fn` in the request's async context again (after events emitted outside it). */
+  reenter(request: IncomingMessage, fn: () => void): void {
+    const ctx = this.contextOf(request);
+    if (!ctx) return fn();
+    context.with(ctx.otel, () => runInRequest(ctx, fn));
   }
 
   /**
