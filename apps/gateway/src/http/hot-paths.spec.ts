@@ -6,7 +6,7 @@ import type { Metrics } from '@app/registry';
 import type { FastifyInstance } from 'fastify';
 import type { RequestPipeline } from '../pipeline/request-pipeline';
 import { HotPaths } from './hot-paths';
-import type { HotAnswer, HotPath, HotRequest } from './hot-paths';
+import type { HotAnswer, HotPath, HotRequest } from './hot-path';
 
 type PreParsing = (
   request: { raw: IncomingMessage },

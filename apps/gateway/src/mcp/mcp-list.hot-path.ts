@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { RequestPipeline } from '../pipeline/request-pipeline';
-import { AsHotPath } from '../http/hot-paths';
-import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
+import { AsHotPath } from '../http/hot-path';
+import type { HotAnswer, HotPath, HotRequest } from '../http/hot-path';
 import { McpServerFactory } from './mcp-server.factory';
 import { toolsListFrame } from './mcp-list-frame';
 import { McpSessions, ownerOf } from './mcp-sessions.service';

@@ -8,8 +8,8 @@ import {
 import type { ToolCallOutcome } from '@app/registry';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { toolError } from '../errors';
-import { AsHotPath } from '../http/hot-paths';
-import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
+import { AsHotPath } from '../http/hot-path';
+import type { HotAnswer, HotPath, HotRequest } from '../http/hot-path';
 import { currentRequest } from '../pipeline/request-context';
 import { parseCallRequest } from './call-body';
 import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';

@@ -3,8 +3,8 @@ import { requestedFormat } from '@app/templates';
 import { Injectable } from '@nestjs/common';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 import { requestedContext } from '../pipeline/business-context';
-import { AsHotPath } from '../http/hot-paths';
-import type { HotAnswer, HotPath, HotRequest } from '../http/hot-paths';
+import { AsHotPath } from '../http/hot-path';
+import type { HotAnswer, HotPath, HotRequest } from '../http/hot-path';
 
 /**
  * GET /v1/tools when the answer is already in memory: a token this instance verified, a
