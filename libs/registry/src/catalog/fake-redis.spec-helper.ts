@@ -12,6 +12,12 @@ export class FakeRedis {
   readonly expiries = new Map<string, number>();
   readonly commands: string[] = [];
   private readonly handlers = new Map<string, Array<(arg?: unknown) => void>>();
+  private readonly setWaiters: Array<(key: string) => void> = [];
+
+  /** Resolves with the key of the next value written (for writes made in the background). */
+  nextSet(): Promise<string> {
+    return new Promise((resolve) => this.setWaiters.push(resolve));
+  }
 
   on(event: string, handler: (arg?: unknown) => void): this {
     this.handlers.set(event, [...(this.handlers.get(event) ?? []), handler]);
@@ -31,6 +37,7 @@ export class FakeRedis {
       if (ex !== 'EX') throw new Error('the fake only knows EX');
       this.values.set(key, value);
       this.expiries.set(key, seconds);
+      for (const resolve of this.setWaiters.splice(0)) resolve(key);
       return 'OK' as const;
     });
   }
