@@ -1,0 +1,130 @@
+import { initSqlParser, ReportTool, reportToolName, TemplateError } from '@app/templates';
+import type { ReportMetadata, TemplateProblem } from '@app/templates';
+import { AccessPolicy } from '../access/access-policy';
+import { accessRecords, admitAll, storedReport, TENANT } from './fixtures.spec-helper';
+import { GeneratedTool } from './generated-tools';
+import { ReportSet } from './report-set';
+import { generatedRecord } from './snapshot.spec-helper';
+import { admitReport, TenantCatalog } from './tenant-catalog';
+import type { TemplateJudge } from './tenant-catalog';
+
+const clean: TemplateJudge = () => [];
+const problem: TemplateProblem = { rule: 'table', message: 'table payroll is not allowed' };
+
+// a report tool binds its template with the SQL parser (WebAssembly, slow on a loaded machine)
+beforeAll(() => initSqlParser(), 30_000);
+
+describe('admitReport', () => {
+  it('serves an active, well-formed report the guard passes, with its tool', () => {
+    const stored = storedReport('revenue', 'sales', 3);
+    const seen: Array<[ReportMetadata, unknown]> = [];
+    const verdict = admitReport(stored, TENANT, (report, scope) => {
+      seen.push([report, scope]);
+      return [];
+    });
+    expect(verdict).toMatchObject({ id: 'revenue', version: 3, status: { served: true } });
+    expect(verdict.tool?.definition.name).toBe(reportToolName('revenue'));
+    expect(seen).toEqual([[stored.metadata, TENANT]]);
+  });
+
+  it('does not serve a disabled report, and does not judge its template', () => {
+    let judged = 0;
+    const verdict = admitReport(storedReport('old', 'sales', 2, 'disabled'), TENANT, () => {
+      judged++;
+      return [];
+    });
+    expect(verdict).toEqual({
+      id: 'old',
+      version: 2,
+      status: { served: false, reason: 'disabled' },
+    });
+    expect(judged).toBe(0);
+  });
+
+  it('does not serve a report whose template the guard rejects, and says why', () => {
+    const verdict = admitReport(storedReport('pay', 'hr'), TENANT, () => [problem]);
+    expect(verdict.tool).toBeUndefined();
+    expect(verdict.status).toEqual({
+      served: false,
+      reason: 'the SQL template was rejected',
+      problems: [problem],
+    });
+  });
+
+  it('does not serve malformed metadata, naming the problems the report tool found', () => {
+    const stored = storedReport('bad', 'sales');
+    stored.metadata.fields = [];
+    stored.metadata.name = '';
+    let thrown: unknown;
+    try {
+      new ReportTool(stored.metadata);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(TemplateError);
+    const verdict = admitReport(stored, TENANT, clean);
+    expect(verdict.status).toEqual({
+      served: false,
+      reason: 'invalid metadata',
+      problems: (thrown as TemplateError).problems,
+    });
+  });
+
+  it('turns any unexpected error into a verdict on that report alone, its text bounded', () => {
+    const long = 'x'.repeat(1000);
+    const verdict = admitReport(storedReport('odd', 'sales', 4), TENANT, () => {
+      throw new RangeError(long);
+    });
+    expect(verdict).toMatchObject({
+      id: 'odd',
+      version: 4,
+      status: { served: false, reason: 'invalid metadata' },
+    });
+    const [only] = (verdict.status as { problems: TemplateProblem[] }).problems;
+    expect(only!.rule).toBe('unreadable');
+    expect(only!.message).toContain('RangeError: xxx');
+    expect(only!.message.length).toBeLessThan(long.length);
+  });
+
+  it('judges a row whose metadata is not even an object without throwing', () => {
+    const broken = { status: 'active', updatedAt: '', metadata: { id: 'r', version: 1 } };
+    const verdict = admitReport(broken as never, TENANT, clean);
+    expect(verdict).toMatchObject({ id: 'r', version: 1, status: { served: false } });
+  });
+});
+
+describe('TenantCatalog', () => {
+  function catalog(admit = admitAll) {
+    const reports = ReportSet.of(
+      [storedReport('a', 'sales', 2), storedReport('b', 'sales', 5, 'disabled')],
+      'scope',
+      (s) => (s.status === 'disabled' ? admitReport(s, TENANT, clean) : admit(s)),
+    );
+    const tools = [
+      new GeneratedTool(generatedRecord('g_one')),
+      new GeneratedTool(generatedRecord('g_two')),
+    ];
+    return new TenantCatalog(TENANT, reports, new AccessPolicy(accessRecords()), tools);
+  }
+
+  it("is at its tenant's catalog version, and tells each report's version and status", () => {
+    const c = catalog();
+    expect(c.version).toBe(TENANT.catalogVersion);
+    expect(c.reportVersion('a')).toBe(2);
+    expect(c.reportStatus('a')).toEqual({ served: true });
+    expect(c.reportVersion('b')).toBe(5);
+    expect(c.reportStatus('b')).toEqual({ served: false, reason: 'disabled' });
+  });
+
+  it('knows nothing of a report it does not hold', () => {
+    const c = catalog();
+    expect(c.reportVersion('missing')).toBeUndefined();
+    expect(c.reportStatus('missing')).toBeUndefined();
+  });
+
+  it('holds its generated tools by name', () => {
+    const c = catalog();
+    expect([...c.generated.keys()]).toEqual(['g_one', 'g_two']);
+    expect(c.generated.get('g_two')?.record.name).toBe('g_two');
+  });
+});
