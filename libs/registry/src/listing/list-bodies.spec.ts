@@ -49,10 +49,9 @@ describe('ListBodies', () => {
     expect(new Set(answers).size).toBe(1);
     expect(answers[0]!.toString()).toBe(JSON.stringify({ tools: ['a'] }));
     expect(level('build')).toBe(1);
-    expect(await written).toBe(listKey('acme.scope', 'acme:1:p:*:mcp'));
-    expect(redis.expiries.get(await Promise.resolve(listKey('acme.scope', 'acme:1:p:*:mcp')))).toBe(
-      45,
-    );
+    const l2Key = await written;
+    expect(l2Key).toBe(listKey('acme.scope', 'acme:1:p:*:mcp'));
+    expect(redis.expiries.get(l2Key)).toBe(45);
     expect(bodies.held('acme:1:p:*:mcp')).toBe(answers[0]);
     expect(level('l1')).toBe(1);
   });
