@@ -5,7 +5,7 @@
  * guard (ReportAdmission's background judging), then every report admitted (its tool
  * rendered, as a list does). Heap used and RSS after a full GC at each step, per report.
  *
- *   node --expose-gc -r tsx/cjs bench/heap-per-report.ts [N, default 20000] [snapshot.heapsnapshot]
+ *   [PAGE_SIZE=2000] node --expose-gc -r tsx/cjs bench/heap-per-report.ts [N, default 20000] [snapshot.heapsnapshot]
  *
  * With a second argument it also writes a heap snapshot once every report is admitted
  * (open it in Chrome DevTools, or summarise it with bench/lib/heap-summary.ts).
@@ -24,6 +24,8 @@ const TENANT = 'heapbig';
 
 interface Memory {
   heap: number;
+  /** the V8 heap's committed size (used, free and fragmented) */
+  committed: number;
   external: number;
   rss: number;
 }
@@ -34,13 +36,13 @@ function measure(): Memory {
   gc();
   gc();
   const m = process.memoryUsage();
-  return { heap: m.heapUsed, external: m.external, rss: m.rss };
+  return { heap: m.heapUsed, committed: m.heapTotal, external: m.external, rss: m.rss };
 }
 
 function line(step: string, from: Memory, to: Memory, n: number): string {
   const per = (k: keyof Memory) => Math.round((to[k] - from[k]) / n);
   const mb = (k: keyof Memory) => ((to[k] - from[k]) / 2 ** 20).toFixed(1);
-  return `| ${step} | ${per('heap')} B (${mb('heap')} MB) | ${per('external')} B | ${per('rss')} B (${mb('rss')} MB) |`;
+  return `| ${step} | ${per('heap')} B (${mb('heap')} MB) | ${per('committed')} B | ${per('external')} B | ${per('rss')} B (${mb('rss')} MB) |`;
 }
 
 async function main(): Promise<void> {
@@ -68,10 +70,11 @@ async function main(): Promise<void> {
       new SharedCache(metrics, null),
       admission,
       metrics,
+      null,
+      { partialAbove: 5_000, pageSize: Number(process.env.PAGE_SIZE ?? 2_000) },
     );
-    // warm every code path once (parser, pools, lru-cache) on a small tenant-less read
-    const rows: string[] = ['| step | heap / report | external / report | RSS / report |'];
-    rows.push('| --- | ---: | ---: | ---: |');
+    const rows = ['| step | heap used / report | heap committed | external | RSS / report |'];
+    rows.push('| --- | ---: | ---: | ---: | ---: |');
     const m0 = measure();
     const catalog = await loader.loadComplete(TENANT);
     const m1 = measure();
