@@ -35,3 +35,6 @@ export function standaloneCatalog(
   const store = new CatalogStore(loader, feed, metrics);
   return new CatalogService(store, new BuiltinTools(), shared, metrics, settings);
 }
+
+/** The catalog's units, for tools that measure them one by one (bench/heap-per-report.ts). */
+export { CatalogLoader, ReportAdmission };

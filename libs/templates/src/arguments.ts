@@ -15,6 +15,23 @@ const ajv = new Ajv({
 });
 addFormats(ajv, ['date']);
 
+/**
+ * Validators by schema object: equal tools share one schema (SCHEMAS), so one validator.
+ * Ajv's own cache (a Map by schema object) would keep every schema ever compiled, also of
+ * report versions long gone; here a validator lives as long as a tool holds its schema.
+ */
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function compile(schema: JsonSchema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    ajv.removeSchema(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
 export type ToolArguments = Record<string, unknown>;
 
 export type ArgumentCheck =
@@ -29,7 +46,7 @@ export class ArgumentValidator {
     private readonly schema: JsonSchema,
     private readonly filters: readonly ReportFilter[],
   ) {
-    this.validate = ajv.compile(schema);
+    this.validate = compile(schema);
   }
 
   check(raw: unknown): ArgumentCheck {

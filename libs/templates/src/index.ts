@@ -12,6 +12,7 @@ export * from './report';
 export * from './report-document';
 export * from './report-tool';
 export * from './report-validation';
+export * from './shared-values';
 export * from './sql-binding';
 export * from './sql-guard';
 export * from './sql-lexer';

@@ -263,3 +263,30 @@ describe('arguments and parameter values', () => {
     expect(rep.parameterValues({}, rita)).toEqual(['west', 'rita']);
   });
 });
+
+describe('what a report tool keeps (issue 17: per report only what serving needs)', () => {
+  it('renders its bound SQL at the first call, not when listed', () => {
+    const tool = new ReportTool(report());
+    expect(JSON.stringify(tool)).not.toContain('$1');
+    expect(tool.bound.text).toContain('$1');
+    expect(tool.bound).toBe(tool.bound);
+    expect(tool.bound.parameterNames).toEqual(['region', 'order_date_start', 'order_date_end']);
+  });
+
+  it('refuses an undeclared placeholder when built, as before', () => {
+    const bad = report({ sqlTemplate: 'SELECT 1 FROM orders WHERE region = :nope' });
+    expect(() => new ReportTool(bad)).toThrow();
+  });
+
+  it('shares its schemas with every tool of equal filters and fields, and validates with them', () => {
+    const a = new ReportTool(report());
+    const b = new ReportTool(report({ id: 'other', version: 1 }));
+    expect(b.definition.inputSchema).toBe(a.definition.inputSchema);
+    expect(b.definition.outputSchema).toBe(a.definition.outputSchema);
+    expect(Object.isFrozen(a.definition.inputSchema)).toBe(true);
+    for (const tool of [a, b]) {
+      expect(tool.arguments.check({ region: 'north' })).toMatchObject({ ok: false });
+      expect(tool.arguments.check({ region: 'east' })).toMatchObject({ ok: true, page: 1 });
+    }
+  });
+});

@@ -11,6 +11,7 @@ import { TOOL_NAME_PREFIX } from './report';
 import { pagedQuery } from './paging';
 import type { PagedQuery } from './paging';
 import { reportProblems } from './report-validation';
+import { flatString, SCHEMAS } from './shared-values';
 import { bindTemplate, declaredParameters } from './sql-binding';
 import type { BoundTemplate } from './sql-binding';
 
@@ -18,28 +19,49 @@ export function reportToolName(reportId: string): string {
   return `${TOOL_NAME_PREFIX}${reportId}`;
 }
 
-/** A report turned into a tool: definition, bound SQL and a lazily compiled validator. */
+const NONE: readonly string[] = Object.freeze([]);
+
+/**
+ * A report turned into a tool: definition, bound SQL and a lazily compiled validator. What
+ * only a call needs (the bound SQL, the validator, the paged SQL) is built at the first call,
+ * so the many tools of a big catalog that are listed but never called keep none of it; the
+ * schemas are shared with every equal one (SCHEMAS).
+ */
 export class ReportTool {
   readonly definition: ToolDefinition;
-  readonly bound: BoundTemplate;
   /** identity parameters (`tenant_id`, `user_id`, `claim_*`) the template needs */
   readonly identityParams: readonly string[];
+  private boundTemplate?: BoundTemplate;
   private validator?: ArgumentValidator;
   private paged?: PagedQuery;
 
   constructor(readonly report: ReportMetadata) {
     const problems = reportProblems(report);
     if (problems.length > 0) throw new TemplateError('INVALID_REPORT', problems);
-    this.bound = bindTemplate(report.sqlTemplate, declaredParameters(report.filters));
-    this.identityParams = this.bound.parameterNames.filter(isIdentityParam);
+    // binding checks the placeholders (a TemplateError for an undeclared one)
+    const { parameterNames } = bindTemplate(report.sqlTemplate, declaredParameters(report.filters));
+    const identity = parameterNames.filter(isIdentityParam);
+    this.identityParams = identity.length > 0 ? identity : NONE;
     this.definition = {
       name: reportToolName(report.id),
       title: report.name,
       description: toolDescription(report),
-      inputSchema: argumentsSchema(report.filters),
-      outputSchema: reportResultSchema(report.fields),
+      inputSchema: SCHEMAS.share(argumentsSchema(report.filters)),
+      outputSchema: SCHEMAS.share(reportResultSchema(report.fields)),
       readOnly: true,
     };
+  }
+
+  /** The template with positional `$n` parameters (bound again at the first call). */
+  get bound(): BoundTemplate {
+    if (!this.boundTemplate) {
+      const { text, parameterNames } = bindTemplate(
+        this.report.sqlTemplate,
+        declaredParameters(this.report.filters),
+      );
+      this.boundTemplate = { text: flatString(text), parameterNames };
+    }
+    return this.boundTemplate;
   }
 
   /** Compiling costs ~1 ms; most tools in a big catalog are listed far more often than called. */

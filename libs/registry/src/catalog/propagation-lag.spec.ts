@@ -83,4 +83,16 @@ describe('PropagationLag', () => {
     );
     expect(seconds).toBe(0);
   });
+
+  it('remembers at most its bound of tenants: notices of tenants never rebuilt do not pile up', () => {
+    const lag = new PropagationLag(2);
+    lag.notified('a', at('2026-12-02T10:00:00.000Z'));
+    lag.notified('b', at('2026-12-02T10:00:01.000Z'));
+    lag.notified('c', at('2026-12-02T10:00:02.000Z'));
+    const build = [at('2026-12-02T10:00:10.000Z'), at('2026-12-02T10:00:10.500Z')] as const;
+    // 'a' was forgotten (the oldest): its lag counts from the build's start
+    expect(lag.applied('a', ['2026-12-02 10:00:00.000+00'], ...build)).toBeCloseTo(10.5, 6);
+    // 'c' was kept: from its notice
+    expect(lag.applied('c', ['2026-12-02 10:00:00.000+00'], ...build)).toBeCloseTo(2.5, 6);
+  });
 });

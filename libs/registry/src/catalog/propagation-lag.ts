@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Metrics } from '../metrics';
 /** Buckets in seconds: a NOTIFY round trip (milliseconds) up to a missed one (minutes). */
 export const PROPAGATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -13,10 +14,20 @@ export const PROPAGATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5
  *   (learned - changed) + (installed - build started)
  *
  * for the oldest change a refresh applies (the one that waited longest). Pure: the clock
- * is passed in.
+ * is passed in. Bounded: see `learned`.
  */
 export class PropagationLag {
-  private readonly learned = new Map<string, number>();
+  /**
+   * When each changed tenant was first learned of, until its next rebuild. Every instance
+   * hears of every tenant's changes, also of tenants it never serves (whose entry no rebuild
+   * would remove): the oldest go first beyond `max`, and such a tenant's lag is then counted
+   * from its build's start.
+   */
+  private readonly learned: LRUCache<string, number>;
+
+  constructor(max = 10_000) {
+    this.learned = new LRUCache({ max });
+  }
 
   /** The instance learned that a tenant changed (keeps the first moment until a rebuild). */
   notified(tenantId: string, now: number): void {

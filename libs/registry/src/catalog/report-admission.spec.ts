@@ -4,6 +4,8 @@ import type { GeneratedToolRecord, StoredReport, TenantRecord } from './catalog-
 import type { Metrics } from '../metrics';
 import { storedReport } from './fixtures.spec-helper';
 import { dataScope, ReportAdmission } from './report-admission';
+import { TemplateVerdicts } from './template-verdicts';
+import { VerdictPersistence } from './verdict-persistence';
 
 const tenant: TenantRecord = {
   id: 'acme',
@@ -139,4 +141,46 @@ describe('ReportAdmission', () => {
     };
     expect(admission.admitGenerated('acme', [disabled])).toEqual([]);
   });
+
+  it('keeps no parse tree, no guard reading and no bound SQL of an admitted report', () => {
+    const admission = new ReportAdmission(fakeMetrics().metrics);
+    const sql = `${GOOD} WHERE :tenant_id IS NOT NULL`;
+    const verdict = admission.admitter(tenant)(stored('a', sql));
+    expect(verdict.status).toEqual({ served: true });
+    const held = reachable(verdict);
+    // libpg-query's tree (stmts, SelectStmt, targetList...) and the scanner's tokens
+    for (const key of ['stmts', 'SelectStmt', 'targetList', 'fromClause', 'tokens'])
+      expect(held.keys).not.toContain(key);
+    expect(held.strings.some((s) => s.includes('$1'))).toBe(false);
+    // ...which a call renders when it needs it
+    expect(verdict.tool?.bound.text).toContain('$1');
+  });
+
+  it('shares one empty problem list between the templates the guard accepts', () => {
+    const verdicts = new TemplateVerdicts(fakeMetrics().metrics, new VerdictPersistence(null), 10);
+    const [a, b, bad] = [GOOD, `${GOOD} WHERE 1 = 1`, BAD].map((sql) =>
+      verdicts.verdict('acme', stored('x', sql).metadata, tenant),
+    );
+    expect(a).toEqual([]);
+    expect(b).toBe(a);
+    expect(bad?.length).toBeGreaterThan(0);
+  });
 });
+
+/** Every property name and string reachable from a value through own properties. */
+function reachable(root: unknown): { keys: string[]; strings: string[] } {
+  const keys = new Set<string>();
+  const strings: string[] = [];
+  const seen = new Set<object>();
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') strings.push(value);
+    if (value === null || typeof value !== 'object' || seen.has(value)) return;
+    seen.add(value);
+    for (const key of Reflect.ownKeys(value)) {
+      if (typeof key === 'string') keys.add(key);
+      visit((value as Record<string | symbol, unknown>)[key]);
+    }
+  };
+  visit(root);
+  return { keys: [...keys], strings };
+}

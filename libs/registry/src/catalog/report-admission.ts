@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { flatString } from '@app/templates';
 import { LRUCache } from 'lru-cache';
 import { VERDICT_STORE } from './admission-verdicts';
 import type { VerdictStore } from './admission-verdicts';
@@ -30,8 +31,11 @@ export function dataScope(tenant: TenantRecord): string {
 
 /** A report verdict's memo key: everything the verdict depends on. */
 function verdictKey(tenantId: string, stored: StoredReport, scope: string): string {
-  // updatedAt too: a report removed and added again starts over at version 1
-  return `${tenantId}:${stored.metadata.id}:${stored.metadata.version}:${stored.updatedAt}:${stored.status}:${scope}`;
+  // updatedAt too: a report removed and added again starts over at version 1; one flat
+  // string (the LRU keeps it for each admitted report)
+  return flatString(
+    `${tenantId}:${stored.metadata.id}:${stored.metadata.version}:${stored.updatedAt}:${stored.status}:${scope}`,
+  );
 }
 
 /** How many verdicts of each kind are remembered (least recently used go first). */

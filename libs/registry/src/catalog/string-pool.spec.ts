@@ -17,8 +17,22 @@ describe('StringPool', () => {
     expect(pa).toEqual(a);
     expect(pb).toEqual(b);
     expect(pb.metadata.fields[0]).toBe(pa.metadata.fields[0]);
-    expect(pb.metadata.fields).not.toBe(pa.metadata.fields);
+    // equal lists are one list (a report's metadata is never changed once read)
+    expect(pb.metadata.fields).toBe(pa.metadata.fields);
     expect(pb.metadata.filters).toBe(pa.metadata.filters);
+  });
+
+  it('shares a list only with an equal one, members in order', () => {
+    const pool = new StringPool();
+    const a = fresh('a');
+    const b = fresh('b');
+    const extra = { name: 'm', type: 'integer' as const, description: 'max' };
+    b.metadata.fields = [...b.metadata.fields, extra];
+    const pa = pool.report(a);
+    const pb = pool.report(b);
+    expect(pb.metadata.fields).not.toBe(pa.metadata.fields);
+    expect(pb.metadata.fields[0]).toBe(pa.metadata.fields[0]);
+    expect(pb.metadata.fields.map((f) => f.name)).toEqual(['n', 'm']);
   });
 
   it('does not share fields that differ', () => {

@@ -2,7 +2,7 @@ import type { StoredReport } from './catalog-records';
 
 /**
  * One copy of the values a big tenant's reports repeat: the tenant id, categories, status,
- * the timestamps of bulk writes, and identical filters and fields (shared objects: report
+ * the timestamps of bulk writes, and identical filters and fields and lists of them (shared: report
  * metadata is never changed once read). Postgres sends every row's copy; 100,000 reports
  * keep one.
  */
@@ -25,6 +25,11 @@ export class StringPool {
     return value;
   }
 
+  /** One copy of an equal list of filters or fields, of equal members. */
+  private list<T>(items: T[]): T[] {
+    return items.length === 0 ? EMPTY : this.object(items.map((item) => this.object(item)));
+  }
+
   /** The report with its repeated values replaced by the pool's copies. */
   report(stored: StoredReport): StoredReport {
     const m = stored.metadata;
@@ -35,8 +40,8 @@ export class StringPool {
         ...m,
         tenantId: this.string(m.tenantId),
         category: this.string(m.category),
-        filters: m.filters.length === 0 ? EMPTY : m.filters.map((f) => this.object(f)),
-        fields: m.fields.length === 0 ? EMPTY : m.fields.map((f) => this.object(f)),
+        filters: this.list(m.filters),
+        fields: this.list(m.fields),
       },
     };
   }

@@ -1,3 +1,4 @@
+import { flatString } from '@app/templates';
 import type { TemplateProblem } from '@app/templates';
 import { LRUCache } from 'lru-cache';
 import { templateHash } from './admission-verdicts';
@@ -6,6 +7,15 @@ import type { Metrics } from '../metrics';
 import { templateProblems } from './template-check';
 import type { DatasourceScope } from './template-check';
 import type { VerdictPersistence } from './verdict-persistence';
+
+/** The verdict of every template without a problem (most of them): one shared empty list. */
+const NO_PROBLEMS = Object.freeze([]) as unknown as TemplateProblem[];
+
+/** What a verdict keeps: the shared empty list for a template without problems. */
+const kept = (problems: TemplateProblem[]) => (problems.length === 0 ? NO_PROBLEMS : problems);
+
+/** The memo key of a template's verdict: one flat string (a built one costs its pieces too). */
+const keyOf = (tenantId: string, hash: string) => flatString(`${tenantId}:${hash}`);
 
 /**
  * The SQL guard's verdicts by tenant and template hash: in memory (at most `max`), read from
@@ -44,10 +54,10 @@ export class TemplateVerdicts {
   ): TemplateProblem[] {
     if (!scope.dataSchema) return this.counted(templateProblems(report, scope));
     const hash = templateHash(report, scope);
-    const key = `${tenantId}:${hash}`;
+    const key = keyOf(tenantId, hash);
     const known = this.templates.get(key);
     if (known) return known;
-    const problems = this.counted(templateProblems(report, scope));
+    const problems = kept(this.counted(templateProblems(report, scope)));
     this.metrics.inc('gateway_sql_guard_runs_total', { source: 'judged' });
     this.templates.set(key, problems);
     this.persisted.persist(tenantId, hash, problems);
@@ -75,10 +85,10 @@ export class TemplateVerdicts {
     }
     let fresh = 0;
     for (const [hash, problems] of await this.persisted.read(tenant.id, missing)) {
-      const key = `${tenant.id}:${hash}`;
+      const key = keyOf(tenant.id, hash);
       // another batch's read (or a judge) may have filled it meanwhile
       if (this.templates.has(key)) continue;
-      this.templates.set(key, problems);
+      this.templates.set(key, kept(problems));
       fresh++;
     }
     if (fresh > 0) this.metrics.inc('gateway_sql_guard_runs_total', { source: 'persisted' }, fresh);
