@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DB } from './database';
 import {
@@ -12,6 +12,7 @@ import type { GuardedReadRequest, GuardedReadResult } from './guarded-read';
 import { Mutex } from './mutex';
 import { PGliteDialect } from './pglite-dialect';
 import { PreparedStatements, STATEMENTS_PER_CONNECTION } from './prepared-statements';
+import { selectOne } from './server.repository';
 import { VALUE_PARSERS } from './type-parsers';
 
 export interface SqlField {
@@ -69,7 +70,7 @@ export interface DatabaseHandle {
 }
 
 function ping(db: Kysely<DB>, timeoutMs: number): Promise<boolean> {
-  return answersWithin(sql`SELECT 1`.execute(db), timeoutMs);
+  return answersWithin(selectOne(db), timeoutMs);
 }
 
 /** true when `work` succeeds within `timeoutMs` */

@@ -7,3 +7,5 @@ export * from './migrate';
 export * from './seed';
 export * from './type-parsers';
 export * from './report-rows.repository';
+export * from './server.repository';
+export * from './tenant.repository';

@@ -1,7 +1,7 @@
 import { activeTraceId } from '@app/registry';
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import { auditIn, GatewayRepository } from './gateway-repository';
+import { auditIn, GatewayRepository } from './gateway.repository';
 import type { Proposal } from './proposal.repository';
 
 export interface Installation {

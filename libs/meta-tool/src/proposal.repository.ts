@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ProposalStatus } from '@app/db';
 import { activeTraceId } from '@app/registry';
 import { Injectable } from '@nestjs/common';
-import { auditIn, GatewayRepository } from './gateway-repository';
+import { auditIn, GatewayRepository } from './gateway.repository';
 import type { ProposalInput } from './contract';
 import { sha256 } from './tool-files';
 

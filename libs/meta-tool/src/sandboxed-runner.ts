@@ -1,5 +1,4 @@
-import type { DatabaseHandle } from '@app/db';
-import { DATABASE, REGISTRY_OPTIONS, toolFailure, toolText } from '@app/registry';
+import { REGISTRY_OPTIONS, toolFailure, toolText } from '@app/registry';
 import type {
   GeneratedTool,
   GeneratedToolRunner,
@@ -9,9 +8,10 @@ import type {
 } from '@app/registry';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
-import { sql } from 'kysely';
 import { cut } from './contract';
 import { GeneratedDataAccess, RunQueries } from './data-access';
+import { GeneratedToolRepository } from './generated-tool.repository';
+import type { CallStats } from './generated-tool.repository';
 import type { RunScope, TenantScope } from './data-access';
 import { META_TOOL_OPTIONS, resolveOptions } from './options';
 import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
@@ -66,17 +66,14 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
   private readonly files: ToolFiles;
   readonly options: ResolvedMetaToolOptions;
   readonly pool: SandboxPool;
-  private readonly pendingStats = new Map<
-    string,
-    { tenantId: string; name: string; calls: number; errors: number; lastError?: string }
-  >();
+  private readonly pendingStats = new Map<string, CallStats>();
   private flushTimer?: NodeJS.Timeout;
 
   constructor(
     @Inject(META_TOOL_OPTIONS) options: MetaToolOptions,
     private readonly data: GeneratedDataAccess,
     @Inject(REGISTRY_OPTIONS) private readonly registry: RegistryOptions,
-    @Inject(DATABASE) private readonly database: DatabaseHandle,
+    private readonly tools: GeneratedToolRepository,
   ) {
     this.options = resolveOptions(options);
     this.files = new ToolFiles(options.directory);
@@ -217,19 +214,7 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
   async flushStats(): Promise<void> {
     const entries = [...this.pendingStats.values()];
     this.pendingStats.clear();
-    for (const e of entries) {
-      await sql`
-        INSERT INTO gateway.generated_tool_stats AS s (tenant_id, name, calls, errors, last_error, last_error_at)
-        VALUES (${e.tenantId}, ${e.name}, ${e.calls}, ${e.errors}, ${e.lastError ?? null},
-                ${e.lastError === undefined ? null : sql`now()`})
-        ON CONFLICT (tenant_id, name) DO UPDATE SET
-          calls = s.calls + EXCLUDED.calls,
-          errors = s.errors + EXCLUDED.errors,
-          last_error = COALESCE(EXCLUDED.last_error, s.last_error),
-          last_error_at = COALESCE(EXCLUDED.last_error_at, s.last_error_at)`
-        .execute(this.database.db)
-        .catch(() => undefined);
-    }
+    for (const e of entries) await this.tools.addCallStats(e).catch(() => undefined);
   }
 
   /** Writes every active generated tool of every tenant to disk (atomically, where missing or changed). */

@@ -13,7 +13,7 @@ import type {
   TenantRecord,
 } from './catalog-records';
 import { toStoredReport } from './catalog-records';
-import { readAccess, readGenerated } from './catalog-side-reads';
+import { readAccess, readGenerated } from './catalog-side.repository';
 import { isEmptyPart } from './report-coverage';
 import type { ReachPart } from './report-coverage';
 import type { ChildRow } from './catalog-records';
