@@ -8,6 +8,7 @@ export * from './meta-tool.module';
 export * from './meta-tool.service';
 export * from './options';
 export * from './proposal.repository';
+export * from './run-arguments';
 export * from './runtime-gate';
 export * from './sandboxed-runner';
 export * from './static-gate';

@@ -14,31 +14,11 @@ import { GeneratedToolRepository } from './generated-tool.repository';
 import type { CallStats } from './generated-tool.repository';
 import type { RunScope, TenantScope } from './data-access';
 import { META_TOOL_OPTIONS, resolveOptions } from './options';
+import { argumentsJson } from './run-arguments';
 import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
 import { SandboxPool } from './sandbox/sandbox';
 import type { SandboxLayers, SandboxOutcome } from './sandbox/sandbox';
 import { sha256, ToolFiles } from './tool-files';
-
-/** arguments deeper than this, or larger than MAX_ARGUMENT_BYTES as JSON, are refused */
-export const MAX_ARGUMENT_DEPTH = 64;
-export const MAX_ARGUMENT_BYTES = 256 * 1024;
-
-/** Depth and size of a JSON-like value, without recursion (a 200,000-level value is fine). */
-export function argumentProblem(value: unknown): string | undefined {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  let nodes = 0;
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (depth > MAX_ARGUMENT_DEPTH)
-      return `the arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep`;
-    if (++nodes > 100_000) return 'the arguments have more than 100,000 values';
-    if (v && typeof v === 'object') {
-      for (const child of Object.values(v as Record<string, unknown>))
-        stack.push([child, depth + 1]);
-    }
-  }
-  return undefined;
-}
 
 export interface SandboxRun {
   scope: RunScope;
@@ -46,6 +26,16 @@ export interface SandboxRun {
   name: string;
   source: string;
   call?: { args: unknown };
+}
+
+/** `ctx.user` of a run: the caller, with the roles they hold in the tenant's catalog. */
+function runUser({ principal, catalog }: RunScope) {
+  return {
+    user_id: principal.userId,
+    tenant: principal.tenantId,
+    roles: [...catalog.access.effectiveRoles(principal)],
+    claims: { ...principal.claims },
+  };
 }
 
 /** What the model is told for each way a run can fail. */
@@ -110,23 +100,11 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
   async execute(run: SandboxRun): Promise<SandboxOutcome> {
     let argsJson: string | undefined;
     if (run.call) {
-      const problem = argumentProblem(run.call.args);
-      if (problem) return { ok: false, stage: 'arguments', message: `${problem}; nothing was run` };
-      argsJson = JSON.stringify(run.call.args ?? {});
-      if (argsJson.length > MAX_ARGUMENT_BYTES)
-        return {
-          ok: false,
-          stage: 'arguments',
-          message: `the arguments are ${argsJson.length} characters of JSON, over the ${MAX_ARGUMENT_BYTES} limit; nothing was run`,
-        };
+      const checked = argumentsJson(run.call.args);
+      if (typeof checked !== 'string') return checked;
+      argsJson = checked;
     }
-    const { principal } = run.scope;
-    const user = {
-      user_id: principal.userId,
-      tenant: principal.tenantId,
-      roles: [...run.scope.catalog.access.effectiveRoles(principal)],
-      claims: { ...principal.claims },
-    };
+    const user = runUser(run.scope);
     let queries: RunQueries | undefined;
     return this.pool.run({
       tenantId: run.tenantId,
