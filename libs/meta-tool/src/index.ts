@@ -3,6 +3,7 @@ export * from './data-access';
 export * from './decision-feed';
 export * from './decision.repository';
 export * from './generated-tool.repository';
+export * from './generated-tool-stats.repository';
 export * from './generated-tool-controls';
 export * from './meta-tool.module';
 export * from './meta-tool.service';

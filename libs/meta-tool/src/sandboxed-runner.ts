@@ -10,8 +10,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import { cut } from './contract';
 import { GeneratedDataAccess, RunQueries } from './data-access';
-import { GeneratedToolRepository } from './generated-tool.repository';
-import type { CallStats } from './generated-tool.repository';
+import { CallStatsBatch } from './call-stats';
+import { GeneratedToolStatsRepository } from './generated-tool-stats.repository';
 import type { RunScope, TenantScope } from './data-access';
 import { META_TOOL_OPTIONS, resolveOptions } from './options';
 import { argumentsJson } from './run-arguments';
@@ -56,15 +56,15 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
   private readonly files: ToolFiles;
   readonly options: ResolvedMetaToolOptions;
   readonly pool: SandboxPool;
-  private readonly pendingStats = new Map<string, CallStats>();
-  private flushTimer?: NodeJS.Timeout;
+  private readonly stats: CallStatsBatch;
 
   constructor(
     @Inject(META_TOOL_OPTIONS) options: MetaToolOptions,
     private readonly data: GeneratedDataAccess,
     @Inject(REGISTRY_OPTIONS) private readonly registry: RegistryOptions,
-    private readonly tools: GeneratedToolRepository,
+    statsRepository: GeneratedToolStatsRepository,
   ) {
+    this.stats = new CallStatsBatch((e) => statsRepository.add(e));
     this.options = resolveOptions(options);
     this.files = new ToolFiles(options.directory);
     this.pool = new SandboxPool({
@@ -92,8 +92,7 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
 
   onModuleDestroy(): void {
     this.pool.close();
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    void this.flushStats();
+    void this.stats.close();
   }
 
   /** One run in the sandbox, with the data doors of `scope`. */
@@ -154,7 +153,7 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
       call: { args },
     });
     if (!outcome.ok) {
-      this.count(principal.tenantId, name, `${outcome.stage}: ${outcome.message}`);
+      this.stats.count(principal.tenantId, name, `${outcome.stage}: ${outcome.message}`);
       this.logger.warn(
         `generated tool ${principal.tenantId}/${name} failed for ${principal.userId}: ${outcome.stage}: ${outcome.message}`,
       );
@@ -166,33 +165,13 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
             : 'TOOL_FAILED';
       return toolFailure(name, code, cut(failureMessage(name, outcome), 1000));
     }
-    this.count(principal.tenantId, name);
+    this.stats.count(principal.tenantId, name);
     return toolText(name, cut(outcome.resultJson), { value: outcome.result ?? null });
   }
 
-  /** Call statistics, batched: one upsert per tool per second at most, never on the call path. */
-  private count(tenantId: string, name: string, error?: string): void {
-    const key = `${tenantId}\u0000${name}`;
-    const entry = this.pendingStats.get(key) ?? { tenantId, name, calls: 0, errors: 0 };
-    entry.calls += 1;
-    if (error !== undefined) {
-      entry.errors += 1;
-      entry.lastError = cut(error, 500);
-    }
-    this.pendingStats.set(key, entry);
-    if (!this.flushTimer) {
-      this.flushTimer = setTimeout(() => {
-        this.flushTimer = undefined;
-        void this.flushStats();
-      }, 1000);
-      this.flushTimer.unref();
-    }
-  }
-
-  async flushStats(): Promise<void> {
-    const entries = [...this.pendingStats.values()];
-    this.pendingStats.clear();
-    for (const e of entries) await this.tools.addCallStats(e).catch(() => undefined);
+  /** Writes the call statistics counted so far (they are written every second anyway). */
+  flushStats(): Promise<void> {
+    return this.stats.flush();
   }
 
   /** Writes every active generated tool of every tenant to disk (atomically, where missing or changed). */
