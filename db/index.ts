@@ -1,4 +1,5 @@
 export * from './connection';
+export * from './postgres-connection';
 export * from './database';
 export * from './guarded-read';
 export * from './prepared-statements';
