@@ -1,17 +1,11 @@
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import { Kysely } from 'kysely';
 import type { DB } from './database';
-import {
-  GuardedRead,
-  prepareQueryValue,
-  ResultTooLargeError,
-  StatementOutOfSyncError,
-} from './guarded-read';
+import { ResultTooLargeError } from './guarded-read';
 import type { GuardedReadRequest, GuardedReadResult } from './guarded-read';
 import { Mutex } from './mutex';
 import { PGliteDialect } from './pglite-dialect';
-import { PreparedStatements, STATEMENTS_PER_CONNECTION } from './prepared-statements';
+import { selectOne } from './server.repository';
 import { VALUE_PARSERS } from './type-parsers';
 
 export interface SqlField {
@@ -69,11 +63,11 @@ export interface DatabaseHandle {
 }
 
 function ping(db: Kysely<DB>, timeoutMs: number): Promise<boolean> {
-  return answersWithin(sql`SELECT 1`.execute(db), timeoutMs);
+  return answersWithin(selectOne(db), timeoutMs);
 }
 
 /** true when `work` succeeds within `timeoutMs` */
-function answersWithin(work: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+export function answersWithin(work: Promise<unknown>, timeoutMs: number): Promise<boolean> {
   return Promise.race([
     work.then(
       () => true,
@@ -81,150 +75,6 @@ function answersWithin(work: Promise<unknown>, timeoutMs: number): Promise<boole
     ),
     new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
   ]);
-}
-
-const pgTypes = {
-  getTypeParser: (oid: number, format?: string) =>
-    VALUE_PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text'),
-};
-
-export function connectPostgres(
-  url: string,
-  poolSize = 10,
-  /** named statements per connection before the least recently used is closed (ADR 0005) */
-  statementLimit = STATEMENTS_PER_CONNECTION,
-): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
-  // Health checks get a connection of their own: a pool busy with report queries is working,
-  // and readiness must not wait behind them (a load balancer would take a busy replica out).
-  const health = new pg.Pool({ connectionString: url, max: 1, application_name: 'gateway-health' });
-  health.on('error', () => undefined);
-  health.on('connect', (client) => client.on('error', () => undefined));
-  // An idle client that dies (server restart) must not crash the process.
-  pool.on('error', () => undefined);
-  // ...nor one that dies while checked out between two queries (pg-pool listens only while
-  // a client is idle; Kysely's transactions hold one): the next query on it fails instead.
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  // Named statements each connection holds, as the server confirmed them; they go with it.
-  const prepared = new WeakMap<pg.PoolClient, PreparedStatements>();
-  const statementsOf = (client: pg.PoolClient): PreparedStatements => {
-    let statements = prepared.get(client);
-    if (!statements) prepared.set(client, (statements = new PreparedStatements(statementLimit)));
-    return statements;
-  };
-  const readOnce = async (request: GuardedReadRequest): Promise<GuardedReadResult> => {
-    const client = await pool.connect();
-    // a dropped connection makes the client emit 'error'; the read reports it instead
-    const onError = (): void => undefined;
-    client.on('error', onError);
-    const statements = request.statement ? statementsOf(client) : undefined;
-    const read = new GuardedRead(request, pgTypes.getTypeParser, statements);
-    let broken: Error | undefined;
-    try {
-      void client.query(read);
-      return await read.done;
-    } catch (err) {
-      // bookkeeping that disagrees with the server is not repaired in place: drop it all
-      if (err instanceof StatementOutOfSyncError) broken = err;
-      throw err;
-    } finally {
-      broken ??= read.broken;
-      if (!broken && read.needsRollback) {
-        await client.query('ROLLBACK').catch((err: Error) => {
-          broken = err;
-        });
-      }
-      client.release(broken);
-      client.removeListener('error', onError);
-    }
-  };
-  return {
-    kind: 'postgres',
-    db,
-    async withSession(fn) {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      // The server may drop the connection between two queries of the session (network
-      // blip, pg_terminate_backend): without a listener that 'error' would crash the process.
-      const lost = (err: Error): void => {
-        broken ??= err;
-      };
-      client.on('error', lost);
-      try {
-        return await fn({
-          async script(text) {
-            if (broken) throw broken;
-            await client.query(text);
-          },
-          async query(text, values = [], options = {}) {
-            // a connection given up on (e.g. a hung query) takes nothing more; it is destroyed
-            if (broken) throw broken;
-            try {
-              // Extended protocol always: one statement per round trip, never a script.
-              const result = await client.query({
-                text,
-                values: [...values],
-                queryMode: 'extended',
-                ...(options.timeoutMs ? { query_timeout: options.timeoutMs } : {}),
-              } as pg.QueryConfig);
-              return { fields: result.fields, rows: result.rows };
-            } catch (err) {
-              if (err instanceof Error && /timeout|terminat|Connection/i.test(err.message))
-                broken = err;
-              throw err;
-            }
-          },
-        });
-      } finally {
-        client.removeListener('error', lost);
-        client.release(broken);
-      }
-    },
-    async guardedRead(request) {
-      // values are mapped before anything is written, so a bad one cannot leave half a pipeline
-      const values = request.values.map((v) => prepareQueryValue(v));
-      try {
-        return await readOnce({ ...request, values });
-      } catch (err) {
-        // The query did not run (its Parse or Bind failed) and that connection is gone: once
-        // more without the named statement, which cannot be out of sync on any connection.
-        if (!(err instanceof StatementOutOfSyncError)) throw err;
-        return readOnce({ ...request, values, statement: undefined });
-      }
-    },
-    ping: (timeoutMs) =>
-      answersWithin(
-        health.query('SELECT 1').then(() => undefined),
-        timeoutMs,
-      ),
-    poolStats: () => ({
-      total: pool.totalCount,
-      idle: pool.idleCount,
-      waiting: pool.waitingCount,
-      max: poolSize,
-    }),
-    async listen(channel, onNotify, onError, applicationName = 'gateway-listener') {
-      const client = new pg.Client({ connectionString: url, application_name: applicationName });
-      client.on('notification', (msg) => {
-        if (msg.channel === channel) onNotify(msg.payload ?? '');
-      });
-      client.on('error', onError);
-      client.on('end', () => onError(new Error('LISTEN connection ended')));
-      await client.connect();
-      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-      return async () => {
-        client.removeAllListeners('end');
-        client.removeAllListeners('error');
-        client.on('error', () => undefined);
-        await client.end().catch(() => undefined);
-      };
-    },
-    async close() {
-      await db.destroy();
-      await health.end().catch(() => undefined);
-    },
-  };
 }
 
 export async function openPGlite(dataDir: string | undefined): Promise<DatabaseHandle> {
@@ -249,19 +99,7 @@ export async function openPGlite(dataDir: string | undefined): Promise<DatabaseH
     },
     guardedRead(request) {
       // In-process: no round trips to save and no socket to watch; the cap is checked after.
-      return mutex.run(async () => {
-        try {
-          await pglite.exec(request.setup.join('; '));
-          const result = await pglite.query<unknown[]>(request.text, [...request.values], {
-            rowMode: 'array',
-          });
-          const bytes = Buffer.byteLength(JSON.stringify(result.rows));
-          if (bytes > request.maxBytes) throw new ResultTooLargeError(bytes, request.maxBytes);
-          return { fields: result.fields, rows: result.rows, bytes };
-        } finally {
-          await pglite.exec('ROLLBACK').catch(() => undefined);
-        }
-      });
+      return mutex.run(() => pgliteGuardedRead(pglite, request));
     },
     ping: (timeoutMs) => ping(db, timeoutMs),
     async listen(channel, onNotify) {
@@ -272,4 +110,22 @@ export async function openPGlite(dataDir: string | undefined): Promise<DatabaseH
       await pglite.close();
     },
   };
+}
+
+/** DatabaseHandle.guardedRead on PGlite (the caller holds its mutex). */
+async function pgliteGuardedRead(
+  pglite: PGlite,
+  request: GuardedReadRequest,
+): Promise<GuardedReadResult> {
+  try {
+    await pglite.exec(request.setup.join('; '));
+    const result = await pglite.query<unknown[]>(request.text, [...request.values], {
+      rowMode: 'array',
+    });
+    const bytes = Buffer.byteLength(JSON.stringify(result.rows));
+    if (bytes > request.maxBytes) throw new ResultTooLargeError(bytes, request.maxBytes);
+    return { fields: result.fields, rows: result.rows, bytes };
+  } finally {
+    await pglite.exec('ROLLBACK').catch(() => undefined);
+  }
 }

@@ -5,6 +5,11 @@
  */
 export function demoDataStatements(schema: string, orders: number, salt: number): string[] {
   const s = `"${schema}"`;
+  return [...tableStatements(s), ...rowStatements(s, orders, salt), `ANALYZE ${s}.orders`];
+}
+
+/** The schema `s` (quoted) made afresh, with the demo tables. */
+function tableStatements(s: string): string[] {
   return [
     `DROP SCHEMA IF EXISTS ${s} CASCADE`,
     `CREATE SCHEMA ${s}`,
@@ -13,6 +18,12 @@ export function demoDataStatements(schema: string, orders: number, salt: number)
     `CREATE TABLE ${s}.orders (id integer PRIMARY KEY, customer_id integer NOT NULL REFERENCES ${s}.customers, order_date date NOT NULL, region text NOT NULL, status text NOT NULL, sales_rep text NOT NULL, total_amount numeric(12,2) NOT NULL)`,
     `CREATE TABLE ${s}.order_items (order_id integer NOT NULL REFERENCES ${s}.orders, line_no integer NOT NULL, product_id integer NOT NULL REFERENCES ${s}.products, quantity integer NOT NULL, unit_price numeric(10,2) NOT NULL, PRIMARY KEY (order_id, line_no))`,
     `CREATE TABLE ${s}.inventory (product_id integer NOT NULL REFERENCES ${s}.products, warehouse text NOT NULL, on_hand integer NOT NULL, reorder_level integer NOT NULL, PRIMARY KEY (product_id, warehouse))`,
+  ];
+}
+
+/** The demo rows of the tables in `s`, from `orders` and `salt`. */
+function rowStatements(s: string, orders: number, salt: number): string[] {
+  return [
     `INSERT INTO ${s}.customers
      SELECT i,
             (ARRAY['Northwind','Contoso','Initech','Umbrella','Hooli','Vandelay','Stark','Wayne','Wonka','Tyrell'])[1 + (i * ${salt}) % 10]
@@ -48,6 +59,5 @@ export function demoDataStatements(schema: string, orders: number, salt: number)
     `INSERT INTO ${s}.inventory
      SELECT p.id, w, (p.id * 7 + length(w) * ${salt}) % 120, 20 + p.id % 30
      FROM ${s}.products p CROSS JOIN unnest(ARRAY['east_dc','west_dc','central_dc']) AS w`,
-    `ANALYZE ${s}.orders`,
   ];
 }

@@ -1,4 +1,5 @@
 export * from './connection';
+export * from './postgres-connection';
 export * from './database';
 export * from './guarded-read';
 export * from './prepared-statements';
@@ -7,3 +8,5 @@ export * from './migrate';
 export * from './seed';
 export * from './type-parsers';
 export * from './report-rows.repository';
+export * from './server.repository';
+export * from './tenant.repository';

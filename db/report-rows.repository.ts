@@ -42,13 +42,25 @@ export async function writeReportRows(
       .values({ tenant_id: tenantId, ...report })
       .execute();
   }
+  await replaceChildren(db, tenantId, report.id, { filters, fields });
+  return !existed;
+}
+
+/** The report's filters and fields, replaced by these (positions in the order given). */
+async function replaceChildren(
+  db: Kysely<DB>,
+  tenantId: string,
+  reportId: string,
+  { filters, fields }: Pick<ReportRows, 'filters' | 'fields'>,
+): Promise<void> {
+  const g = db.withSchema('gateway');
   for (const child of ['report_filters', 'report_fields'] as const)
     await g
       .deleteFrom(child)
       .where('tenant_id', '=', tenantId)
-      .where('report_id', '=', report.id)
+      .where('report_id', '=', reportId)
       .execute();
-  const owned = { tenant_id: tenantId, report_id: report.id };
+  const owned = { tenant_id: tenantId, report_id: reportId };
   if (filters.length > 0)
     await g
       .insertInto('report_filters')
@@ -59,5 +71,4 @@ export async function writeReportRows(
       .insertInto('report_fields')
       .values(fields.map((f, position) => ({ ...owned, ...f, position })))
       .execute();
-  return !existed;
 }

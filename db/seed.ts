@@ -6,6 +6,7 @@ import type { DemoReport } from './demo-catalog';
 import { demoDataStatements } from './demo-data';
 import { writeReportRows } from './report-rows.repository';
 import type { ReportRows } from './report-rows.repository';
+import { insertContext, insertRole, replaceTenant } from './tenant.repository';
 
 export function tenantDataSchema(tenantId: string): string {
   return `tenant_${tenantId}`;
@@ -30,57 +31,10 @@ async function seedTenantMetadata(
   name: string,
   schema: string,
 ) {
-  const g = trx.withSchema('gateway');
-  await g.deleteFrom('tenants').where('id', '=', tenantId).execute();
-  await g.insertInto('tenants').values({ id: tenantId, name }).execute();
-  await g
-    .insertInto('datasources')
-    .values({ tenant_id: tenantId, data_schema: schema, allowed_tables: DEMO_TABLES })
-    .execute();
+  await replaceTenant(trx, { id: tenantId, name, dataSchema: schema, allowedTables: DEMO_TABLES });
   for (const r of DEMO_REPORTS) await writeReportRows(trx, tenantId, demoReportRows(r));
-  for (const c of DEMO_CONTEXTS) {
-    await g
-      .insertInto('business_contexts')
-      .values({ tenant_id: tenantId, name: c.name, description: c.description })
-      .execute();
-    await g
-      .insertInto('context_members')
-      .values(
-        c.categories.map((category) => ({
-          tenant_id: tenantId,
-          context: c.name,
-          category,
-          report_id: null,
-        })),
-      )
-      .execute();
-  }
-  for (const role of DEMO_ROLES) {
-    await g
-      .insertInto('roles')
-      .values({
-        tenant_id: tenantId,
-        name: role.name,
-        description: role.description,
-        is_admin: role.is_admin ?? false,
-      })
-      .execute();
-    const grants = [
-      ...(role.categories ?? []).map((category) => ({
-        tenant_id: tenantId,
-        role: role.name,
-        category,
-        report_id: null,
-      })),
-      ...(role.reports ?? []).map((report_id) => ({
-        tenant_id: tenantId,
-        role: role.name,
-        category: null,
-        report_id,
-      })),
-    ];
-    if (grants.length > 0) await g.insertInto('role_grants').values(grants).execute();
-  }
+  for (const c of DEMO_CONTEXTS) await insertContext(trx, tenantId, c);
+  for (const role of DEMO_ROLES) await insertRole(trx, tenantId, role);
 }
 
 /** A demo report as the rows that store it (written like any report, see writeReportRows). */

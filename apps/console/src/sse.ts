@@ -27,23 +27,7 @@ export function subscribe(
         if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
         onState('live');
         delay = 500;
-        const parser = createParser({
-          onEvent: (message) => {
-            let data: unknown = message.data;
-            try {
-              data = JSON.parse(message.data);
-            } catch {
-              // plain text data
-            }
-            onEvent(message.event ?? 'message', data);
-          },
-        });
-        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          parser.feed(value);
-        }
+        await readEvents(response.body, onEvent);
       } catch (err) {
         if (controller.signal.aborted) return;
         onState('reconnecting', err instanceof Error ? err.message : String(err));
@@ -54,4 +38,28 @@ export function subscribe(
   };
   void run();
   return () => controller.abort();
+}
+
+/** Hands each event of the stream to `onEvent` (data parsed as JSON when it is), until it ends. */
+async function readEvents(
+  body: NonNullable<Response['body']>,
+  onEvent: (event: string, data: unknown) => void,
+): Promise<void> {
+  const parser = createParser({
+    onEvent: (message) => {
+      let data: unknown = message.data;
+      try {
+        data = JSON.parse(message.data);
+      } catch {
+        // plain text data
+      }
+      onEvent(message.event ?? 'message', data);
+    },
+  });
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    parser.feed(value);
+  }
 }

@@ -1,3 +1,4 @@
+import { cancelBackend } from '@app/db';
 import type { DatabaseHandle } from '@app/db';
 import {
   CatalogService,
@@ -11,7 +12,6 @@ import {
 import type { Principal, RegistryOptions, TenantCatalog } from '@app/registry';
 import type { ReportTool } from '@app/templates';
 import { Inject, Injectable } from '@nestjs/common';
-import { sql as kysql } from 'kysely';
 import { callerScope, scopeRefusal } from './caller-scope';
 import type { CallerScope } from './caller-scope';
 
@@ -148,9 +148,7 @@ export class GeneratedDataAccess {
         await session.script(preamble);
         const pid = Number((await session.query('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
         const cancel = () => {
-          void kysql`SELECT pg_cancel_backend(${pid})`
-            .execute(this.database.db)
-            .catch(() => undefined);
+          void cancelBackend(this.database.db, pid).catch(() => undefined);
         };
         signal.addEventListener('abort', cancel, { once: true });
         try {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { notify } from '@app/db';
 import type { DatabaseHandle, Unlisten } from '@app/db';
 import { CatalogStore, DATABASE } from '@app/registry';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { sql } from 'kysely';
 import { decisionOf, MetaToolService } from './meta-tool.service';
 import type { DecisionEvent } from './meta-tool.service';
 
@@ -76,9 +76,7 @@ export class DecisionFeed implements OnApplicationBootstrap, OnApplicationShutdo
       proposal: event.decision.proposal_id,
     };
     try {
-      await sql`SELECT pg_notify(${DECISION_CHANNEL}, ${JSON.stringify(notice)})`.execute(
-        this.database.db,
-      );
+      await notify(this.database.db, DECISION_CHANNEL, JSON.stringify(notice));
     } catch (err) {
       this.logger.warn(
         `decision on proposal ${notice.proposal} not relayed to other instances: ${message(err)}`,

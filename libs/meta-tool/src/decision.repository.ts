@@ -1,7 +1,7 @@
 import { activeTraceId } from '@app/registry';
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import { auditIn, GatewayRepository } from './gateway-repository';
+import { auditIn, GatewayRepository } from './gateway.repository';
 import type { Proposal } from './proposal.repository';
 
 export interface Installation {
@@ -10,6 +10,22 @@ export interface Installation {
   approvedBy: string;
   smokeTested: boolean;
   smokePreview: string | null;
+}
+
+/** The generated tool's row as installed, but for its tenant and name. */
+function installedRow(proposal: Proposal, installation: Installation) {
+  return {
+    description: installation.description,
+    input_schema: JSON.stringify(installation.inputSchema),
+    source: proposal.source,
+    sha256: proposal.sha256,
+    proposal_id: proposal.id,
+    approved_by: installation.approvedBy,
+    smoke_tested: installation.smokeTested,
+    smoke_preview: installation.smokePreview,
+    status: 'active' as const,
+    installed_at: sql<string>`now()`,
+  };
 }
 
 /**
@@ -92,18 +108,7 @@ export class ProposalDecisions extends GatewayRepository {
   ): Promise<void> {
     await this.database.db.transaction().execute(async (trx) => {
       const g = trx.withSchema('gateway');
-      const row = {
-        description: installation.description,
-        input_schema: JSON.stringify(installation.inputSchema),
-        source: proposal.source,
-        sha256: proposal.sha256,
-        proposal_id: proposal.id,
-        approved_by: installation.approvedBy,
-        smoke_tested: installation.smokeTested,
-        smoke_preview: installation.smokePreview,
-        status: 'active' as const,
-        installed_at: sql<string>`now()`,
-      };
+      const row = installedRow(proposal, installation);
       await g
         .insertInto('generated_tools')
         .values({ tenant_id: tenantId, name: proposal.name, ...row })

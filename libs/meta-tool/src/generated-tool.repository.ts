@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import { auditIn, GatewayRepository } from './gateway-repository';
+import { auditIn, GatewayRepository } from './gateway.repository';
 
 /** One generated tool as operators see it. */
 export interface GeneratedToolView {

@@ -9,6 +9,7 @@ import { DecisionFeed } from './decision-feed';
 import { GateMetrics } from './gate-metrics';
 import { GeneratedToolControls } from './generated-tool-controls';
 import { GeneratedToolRepository } from './generated-tool.repository';
+import { GeneratedToolStatsRepository } from './generated-tool-stats.repository';
 import { metaToolBuiltin } from './meta-tool.builtin';
 import { ConfigurableMetaToolModule } from './meta-tool.module-definition';
 import { MetaToolService } from './meta-tool.service';
@@ -33,6 +34,7 @@ import { ToolInstaller } from './tool-installer';
     GeneratedDataAccess,
     GeneratedToolControls,
     GeneratedToolRepository,
+    GeneratedToolStatsRepository,
     MetaToolService,
     ProposalDecisions,
     ProposalRepository,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ProposalStatus } from '@app/db';
 import { activeTraceId } from '@app/registry';
 import { Injectable } from '@nestjs/common';
-import { auditIn, GatewayRepository } from './gateway-repository';
+import { auditIn, GatewayRepository } from './gateway.repository';
 import type { ProposalInput } from './contract';
 import { sha256 } from './tool-files';
 
@@ -27,6 +27,27 @@ export class PendingNameClash extends Error {}
 
 const UNIQUE_VIOLATION = '23505';
 
+/** The proposer's roles and claims when they proposed (the runtime gate runs as them). */
+export interface ProposerIdentity {
+  roles: readonly string[];
+  claims: Readonly<Record<string, string>>;
+}
+
+/** A new proposal's row, but for its id and tenant. */
+function proposalRow(proposer: string, input: ProposalInput, identity: ProposerIdentity) {
+  return {
+    name: input.name,
+    description: input.description ?? '',
+    source: input.code,
+    sha256: sha256(input.code),
+    test_args: input.testArgs === undefined ? null : JSON.stringify(input.testArgs),
+    proposed_by: proposer,
+    proposer_roles: JSON.stringify(identity.roles),
+    proposer_claims: JSON.stringify(identity.claims),
+    trace_id: activeTraceId() ?? null,
+  };
+}
+
 /**
  * Proposals as they are filed and read: new ones (with their audit row), one by id, the open
  * ones. Deciding on them is ProposalDecisions'. Tenant first, always.
@@ -37,10 +58,7 @@ export class ProposalRepository extends GatewayRepository {
     tenantId: string,
     proposer: string,
     input: ProposalInput,
-    identity: { roles: readonly string[]; claims: Readonly<Record<string, string>> } = {
-      roles: [],
-      claims: {},
-    },
+    identity: ProposerIdentity = { roles: [], claims: {} },
   ): Promise<Proposal> {
     const id = randomUUID();
     try {
@@ -49,19 +67,7 @@ export class ProposalRepository extends GatewayRepository {
         await trx
           .withSchema('gateway')
           .insertInto('tool_proposals')
-          .values({
-            id,
-            tenant_id: tenantId,
-            name: input.name,
-            description: input.description ?? '',
-            source: input.code,
-            sha256: sha256(input.code),
-            test_args: input.testArgs === undefined ? null : JSON.stringify(input.testArgs),
-            proposed_by: proposer,
-            proposer_roles: JSON.stringify(identity.roles),
-            proposer_claims: JSON.stringify(identity.claims),
-            trace_id: activeTraceId() ?? null,
-          })
+          .values({ id, tenant_id: tenantId, ...proposalRow(proposer, input, identity) })
           .execute();
         await auditIn(trx, tenantId, proposer, 'propose', input.name, {
           proposal_id: id,

@@ -1,5 +1,4 @@
-import type { DatabaseHandle } from '@app/db';
-import { DATABASE, REGISTRY_OPTIONS, toolFailure, toolText } from '@app/registry';
+import { REGISTRY_OPTIONS, toolFailure, toolText } from '@app/registry';
 import type {
   GeneratedTool,
   GeneratedToolRunner,
@@ -9,36 +8,17 @@ import type {
 } from '@app/registry';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
-import { sql } from 'kysely';
 import { cut } from './contract';
 import { GeneratedDataAccess, RunQueries } from './data-access';
+import { CallStatsBatch } from './call-stats';
+import { GeneratedToolStatsRepository } from './generated-tool-stats.repository';
 import type { RunScope, TenantScope } from './data-access';
 import { META_TOOL_OPTIONS, resolveOptions } from './options';
+import { argumentsJson } from './run-arguments';
 import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
 import { SandboxPool } from './sandbox/sandbox';
 import type { SandboxLayers, SandboxOutcome } from './sandbox/sandbox';
 import { sha256, ToolFiles } from './tool-files';
-
-/** arguments deeper than this, or larger than MAX_ARGUMENT_BYTES as JSON, are refused */
-export const MAX_ARGUMENT_DEPTH = 64;
-export const MAX_ARGUMENT_BYTES = 256 * 1024;
-
-/** Depth and size of a JSON-like value, without recursion (a 200,000-level value is fine). */
-export function argumentProblem(value: unknown): string | undefined {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  let nodes = 0;
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (depth > MAX_ARGUMENT_DEPTH)
-      return `the arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep`;
-    if (++nodes > 100_000) return 'the arguments have more than 100,000 values';
-    if (v && typeof v === 'object') {
-      for (const child of Object.values(v as Record<string, unknown>))
-        stack.push([child, depth + 1]);
-    }
-  }
-  return undefined;
-}
 
 export interface SandboxRun {
   scope: RunScope;
@@ -46,6 +26,16 @@ export interface SandboxRun {
   name: string;
   source: string;
   call?: { args: unknown };
+}
+
+/** `ctx.user` of a run: the caller, with the roles they hold in the tenant's catalog. */
+function runUser({ principal, catalog }: RunScope) {
+  return {
+    user_id: principal.userId,
+    tenant: principal.tenantId,
+    roles: [...catalog.access.effectiveRoles(principal)],
+    claims: { ...principal.claims },
+  };
 }
 
 /** What the model is told for each way a run can fail. */
@@ -66,18 +56,15 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
   private readonly files: ToolFiles;
   readonly options: ResolvedMetaToolOptions;
   readonly pool: SandboxPool;
-  private readonly pendingStats = new Map<
-    string,
-    { tenantId: string; name: string; calls: number; errors: number; lastError?: string }
-  >();
-  private flushTimer?: NodeJS.Timeout;
+  private readonly stats: CallStatsBatch;
 
   constructor(
     @Inject(META_TOOL_OPTIONS) options: MetaToolOptions,
     private readonly data: GeneratedDataAccess,
     @Inject(REGISTRY_OPTIONS) private readonly registry: RegistryOptions,
-    @Inject(DATABASE) private readonly database: DatabaseHandle,
+    statsRepository: GeneratedToolStatsRepository,
   ) {
+    this.stats = new CallStatsBatch((e) => statsRepository.add(e));
     this.options = resolveOptions(options);
     this.files = new ToolFiles(options.directory);
     this.pool = new SandboxPool({
@@ -105,31 +92,18 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
 
   onModuleDestroy(): void {
     this.pool.close();
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    void this.flushStats();
+    void this.stats.close();
   }
 
   /** One run in the sandbox, with the data doors of `scope`. */
   async execute(run: SandboxRun): Promise<SandboxOutcome> {
     let argsJson: string | undefined;
     if (run.call) {
-      const problem = argumentProblem(run.call.args);
-      if (problem) return { ok: false, stage: 'arguments', message: `${problem}; nothing was run` };
-      argsJson = JSON.stringify(run.call.args ?? {});
-      if (argsJson.length > MAX_ARGUMENT_BYTES)
-        return {
-          ok: false,
-          stage: 'arguments',
-          message: `the arguments are ${argsJson.length} characters of JSON, over the ${MAX_ARGUMENT_BYTES} limit; nothing was run`,
-        };
+      const checked = argumentsJson(run.call.args);
+      if (typeof checked !== 'string') return checked;
+      argsJson = checked;
     }
-    const { principal } = run.scope;
-    const user = {
-      user_id: principal.userId,
-      tenant: principal.tenantId,
-      roles: [...run.scope.catalog.access.effectiveRoles(principal)],
-      claims: { ...principal.claims },
-    };
+    const user = runUser(run.scope);
     let queries: RunQueries | undefined;
     return this.pool.run({
       tenantId: run.tenantId,
@@ -179,7 +153,7 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
       call: { args },
     });
     if (!outcome.ok) {
-      this.count(principal.tenantId, name, `${outcome.stage}: ${outcome.message}`);
+      this.stats.count(principal.tenantId, name, `${outcome.stage}: ${outcome.message}`);
       this.logger.warn(
         `generated tool ${principal.tenantId}/${name} failed for ${principal.userId}: ${outcome.stage}: ${outcome.message}`,
       );
@@ -191,45 +165,13 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
             : 'TOOL_FAILED';
       return toolFailure(name, code, cut(failureMessage(name, outcome), 1000));
     }
-    this.count(principal.tenantId, name);
+    this.stats.count(principal.tenantId, name);
     return toolText(name, cut(outcome.resultJson), { value: outcome.result ?? null });
   }
 
-  /** Call statistics, batched: one upsert per tool per second at most, never on the call path. */
-  private count(tenantId: string, name: string, error?: string): void {
-    const key = `${tenantId}\u0000${name}`;
-    const entry = this.pendingStats.get(key) ?? { tenantId, name, calls: 0, errors: 0 };
-    entry.calls += 1;
-    if (error !== undefined) {
-      entry.errors += 1;
-      entry.lastError = cut(error, 500);
-    }
-    this.pendingStats.set(key, entry);
-    if (!this.flushTimer) {
-      this.flushTimer = setTimeout(() => {
-        this.flushTimer = undefined;
-        void this.flushStats();
-      }, 1000);
-      this.flushTimer.unref();
-    }
-  }
-
-  async flushStats(): Promise<void> {
-    const entries = [...this.pendingStats.values()];
-    this.pendingStats.clear();
-    for (const e of entries) {
-      await sql`
-        INSERT INTO gateway.generated_tool_stats AS s (tenant_id, name, calls, errors, last_error, last_error_at)
-        VALUES (${e.tenantId}, ${e.name}, ${e.calls}, ${e.errors}, ${e.lastError ?? null},
-                ${e.lastError === undefined ? null : sql`now()`})
-        ON CONFLICT (tenant_id, name) DO UPDATE SET
-          calls = s.calls + EXCLUDED.calls,
-          errors = s.errors + EXCLUDED.errors,
-          last_error = COALESCE(EXCLUDED.last_error, s.last_error),
-          last_error_at = COALESCE(EXCLUDED.last_error_at, s.last_error_at)`
-        .execute(this.database.db)
-        .catch(() => undefined);
-    }
+  /** Writes the call statistics counted so far (they are written every second anyway). */
+  flushStats(): Promise<void> {
+    return this.stats.flush();
   }
 
   /** Writes every active generated tool of every tenant to disk (atomically, where missing or changed). */

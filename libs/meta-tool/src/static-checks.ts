@@ -58,14 +58,21 @@ export class StaticChecks {
       });
       return violations;
     }
-    const pending = await this.proposals.pendingCount(catalog.tenant.id, proposer.userId);
+    violations.push(...(await this.limits(catalog.tenant.id, proposer.userId, input.name)));
+    return violations;
+  }
+
+  /** The proposer's pending proposals and the tenant's generated tools, against their caps. */
+  private async limits(tenantId: string, userId: string, name: string): Promise<GateViolation[]> {
+    const violations: GateViolation[] = [];
+    const pending = await this.proposals.pendingCount(tenantId, userId);
     if (pending >= this.options.maxPendingPerUser)
       violations.push({
         rule: 'limit',
         message: `you have ${pending} proposals waiting for review, the most allowed (META_TOOL_MAX_PENDING_PER_USER=${this.options.maxPendingPerUser}); wait for a decision first`,
       });
-    const existing = await this.tools.generatedNames(catalog.tenant.id);
-    if (!existing.includes(input.name) && existing.length >= this.options.maxToolsPerTenant)
+    const existing = await this.tools.generatedNames(tenantId);
+    if (!existing.includes(name) && existing.length >= this.options.maxToolsPerTenant)
       violations.push({
         rule: 'limit',
         message: `your tenant has ${existing.length} generated tools, the most allowed (META_TOOL_MAX_TOOLS_PER_TENANT=${this.options.maxToolsPerTenant})`,

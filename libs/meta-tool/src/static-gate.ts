@@ -2,7 +2,6 @@ import { SqlGuard } from '@app/templates';
 import type { SqlWhitelist } from '@app/templates';
 import { parse } from 'acorn';
 import type { Node } from 'acorn';
-import { simple } from 'acorn-walk';
 import {
   GENERATED_NAME_PATTERN,
   MAX_DESCRIPTION_CHARS,
@@ -10,6 +9,8 @@ import {
   MAX_SOURCE_BYTES,
 } from './contract';
 import type { GateViolation } from './contract';
+import { hasDefaultExport, imports, queryLiterals } from './module-syntax';
+import type { QueryLiteral } from './module-syntax';
 
 const guard = new SqlGuard();
 
@@ -20,11 +21,6 @@ export interface StaticGateInput {
   /** names a generated tool may never take: built-ins */
   reservedNames: ReadonlySet<string>;
   whitelist: SqlWhitelist;
-}
-
-interface QueryLiteral {
-  sql: string;
-  line: number;
 }
 
 /**
@@ -38,27 +34,8 @@ export function staticGate(input: StaticGateInput): GateViolation[] {
   if (typeof name !== 'string' || typeof code !== 'string') {
     return [{ rule: 'contract', message: 'name and code must be strings' }];
   }
-  if (name.length > MAX_NAME_CHARS) {
-    violations.push({
-      rule: 'name',
-      message: `name is ${name.length} characters; a tool name may have at most ${MAX_NAME_CHARS} (the providers' limit)`,
-    });
-  } else if (!GENERATED_NAME_PATTERN.test(name)) {
-    violations.push({
-      rule: 'name',
-      message: `name must match ^[a-z][a-z0-9_]*$; got ${JSON.stringify(name)}`,
-    });
-  } else if (input.reservedNames.has(name)) {
-    violations.push({
-      rule: 'name_clash',
-      message: `name "${name}" is a built-in tool; choose another name`,
-    });
-  } else if (name.startsWith('query_report_')) {
-    violations.push({
-      rule: 'name_clash',
-      message: `names starting with query_report_ belong to reports; got "${name}"`,
-    });
-  }
+  const naming = nameViolation(name, input.reservedNames);
+  if (naming) violations.push(naming);
   if (input.description !== undefined && input.description.length > MAX_DESCRIPTION_CHARS) {
     violations.push({
       rule: 'description',
@@ -83,6 +60,41 @@ export function staticGate(input: StaticGateInput): GateViolation[] {
     });
     return violations;
   }
+  violations.push(...programViolations(program, input.whitelist));
+  return violations;
+}
+
+/** Why the name is refused (its shape, or a clash with a built-in or a report); or undefined. */
+function nameViolation(name: string, reserved: ReadonlySet<string>): GateViolation | undefined {
+  if (name.length > MAX_NAME_CHARS)
+    return {
+      rule: 'name',
+      message: `name is ${name.length} characters; a tool name may have at most ${MAX_NAME_CHARS} (the providers' limit)`,
+    };
+  if (!GENERATED_NAME_PATTERN.test(name))
+    return {
+      rule: 'name',
+      message: `name must match ^[a-z][a-z0-9_]*$; got ${JSON.stringify(name)}`,
+    };
+  if (reserved.has(name))
+    return {
+      rule: 'name_clash',
+      message: `name "${name}" is a built-in tool; choose another name`,
+    };
+  if (name.startsWith('query_report_'))
+    return {
+      rule: 'name_clash',
+      message: `names starting with query_report_ belong to reports; got "${name}"`,
+    };
+  return undefined;
+}
+
+/** What the parsed module does wrong: no default export, imports, SQL the guard refuses. */
+function programViolations(
+  program: Node,
+  whitelist: StaticGateInput['whitelist'],
+): GateViolation[] {
+  const violations: GateViolation[] = [];
   if (!hasDefaultExport(program)) {
     violations.push({
       rule: 'contract',
@@ -97,90 +109,28 @@ export function staticGate(input: StaticGateInput): GateViolation[] {
     });
   }
   for (const literal of queryLiterals(program)) {
-    const verdict = guard.check({
-      sql: literal.sql,
-      whitelist: input.whitelist,
-      declaredParams: [],
-      parameterStyle: 'positional',
-      requireAllDeclaredUsed: false,
-    });
-    if (!verdict.ok) {
-      const reasons = verdict.errors.map((e) => `${e.rule}: ${e.message}`).join('; ');
-      violations.push({
-        rule: 'sql',
-        message: `the SQL passed to query() on line ${literal.line} is refused (${reasons}); got ${JSON.stringify(literal.sql)}`,
-      });
-    }
+    const refusal = sqlRefusal(literal, whitelist);
+    if (refusal) violations.push(refusal);
   }
   return violations;
 }
 
-function imports(program: Node): Array<{ line: number; what: string }> {
-  const found: Array<{ line: number; what: string }> = [];
-  const line = (node: Node) => (node as { loc?: { start: { line: number } } }).loc?.start.line ?? 0;
-  simple(program, {
-    ImportDeclaration(node) {
-      const source = (node as unknown as { source: { value: unknown } }).source.value;
-      found.push({ line: line(node), what: `import of ${JSON.stringify(source)}` });
-    },
-    ImportExpression(node) {
-      found.push({ line: line(node), what: 'import()' });
-    },
-    ExportAllDeclaration(node) {
-      found.push({ line: line(node), what: 'export … from' });
-    },
-    ExportNamedDeclaration(node) {
-      if ((node as unknown as { source?: unknown }).source)
-        found.push({ line: line(node), what: 'export … from' });
-    },
-    MetaProperty(node) {
-      if ((node as unknown as { meta: { name: string } }).meta.name === 'import')
-        found.push({ line: line(node), what: 'import.meta' });
-    },
+/** The guard's refusal of a SQL literal, as a violation; undefined when it passes. */
+function sqlRefusal(
+  literal: QueryLiteral,
+  whitelist: StaticGateInput['whitelist'],
+): GateViolation | undefined {
+  const verdict = guard.check({
+    sql: literal.sql,
+    whitelist,
+    declaredParams: [],
+    parameterStyle: 'positional',
+    requireAllDeclaredUsed: false,
   });
-  return found;
-}
-
-function hasDefaultExport(program: Node): boolean {
-  let found = false;
-  simple(program, {
-    ExportDefaultDeclaration() {
-      found = true;
-    },
-    ExportNamedDeclaration(node) {
-      const specifiers = (
-        node as unknown as { specifiers: Array<{ exported: { name?: string; value?: string } }> }
-      ).specifiers;
-      if (specifiers.some((s) => (s.exported.name ?? s.exported.value) === 'default')) found = true;
-    },
-  });
-  return found;
-}
-
-/** String literals (and template literals without `${}`) passed first to any `.query(...)`. */
-function queryLiterals(program: Node): QueryLiteral[] {
-  const found: QueryLiteral[] = [];
-  simple(program, {
-    CallExpression(node) {
-      const call = node as unknown as {
-        callee: { type: string; property?: { type: string; name?: string } };
-        arguments: Array<{
-          type: string;
-          value?: unknown;
-          expressions?: unknown[];
-          quasis?: Array<{ value: { cooked: string } }>;
-        }>;
-        loc?: { start: { line: number } };
-      };
-      if (call.callee.type !== 'MemberExpression' || call.callee.property?.name !== 'query') return;
-      const first = call.arguments[0];
-      const line = call.loc?.start.line ?? 0;
-      if (first?.type === 'Literal' && typeof first.value === 'string')
-        found.push({ sql: first.value, line });
-      if (first?.type === 'TemplateLiteral' && first.expressions?.length === 0 && first.quasis) {
-        found.push({ sql: first.quasis.map((q) => q.value.cooked).join(''), line });
-      }
-    },
-  });
-  return found;
+  if (verdict.ok) return undefined;
+  const reasons = verdict.errors.map((e) => `${e.rule}: ${e.message}`).join('; ');
+  return {
+    rule: 'sql',
+    message: `the SQL passed to query() on line ${literal.line} is refused (${reasons}); got ${JSON.stringify(literal.sql)}`,
+  };
 }

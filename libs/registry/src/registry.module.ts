@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccessExplainer } from './access/access-explainer.service';
-import { AdmissionVerdictRepository, VERDICT_STORE } from './catalog/admission-verdicts';
+import { AdmissionVerdictRepository } from './catalog/admission-verdict.repository';
+import { VERDICT_STORE } from './catalog/admission-verdicts';
 import { BuiltinTools } from './listing/builtin-tools';
 import { CallActivity } from './execution/call-activity';
 import { CatalogLoader } from './catalog/catalog-loader';

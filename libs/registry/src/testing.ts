@@ -4,7 +4,7 @@ import { CatalogLoader } from './catalog/catalog-loader';
 import { CatalogStore } from './catalog/catalog-store';
 import { CatalogChangeFeed } from './catalog/change-feed';
 import { ReportAdmission } from './catalog/report-admission';
-import { AdmissionVerdictRepository } from './catalog/admission-verdicts';
+import { AdmissionVerdictRepository } from './catalog/admission-verdict.repository';
 import { CatalogRepository } from './catalog/catalog.repository';
 import { CatalogService } from './listing/catalog.service';
 import { Metrics } from './metrics';

@@ -154,22 +154,38 @@ export function conversationQuery(
         const trust = known ? OWN_WORD_SYNONYM_FACTOR : 1;
         expand(word, vocabulary.expand(word), weight * trust, knows, put);
       }
-      // phrases the vocabulary knows ("how long", "united kingdom"), stop words included
-      for (let n = 2; n <= MAX_PHRASE_WORDS; n++)
-        for (let i = 0; i + n <= all.length; i++) {
-          const phrase = all.slice(i, i + n).join(' ');
-          expand(phrase, vocabulary.expandPhrase(phrase), weight, knows, put);
-        }
+      expandPhrases(all, vocabulary, weight, knows, put);
     });
-  const toolBoosts = new Map<string, number>();
-  if (options.conversation) {
-    conversation.toolCalls
-      .slice()
-      .reverse()
-      .forEach((name, back) => {
-        const boost = CALL_BOOSTS[Math.min(back, CALL_BOOSTS.length - 1)];
-        if (!toolBoosts.has(name)) toolBoosts.set(name, boost);
-      });
-  }
+  const toolBoosts = options.conversation
+    ? callBoosts(conversation.toolCalls)
+    : new Map<string, number>();
   return { weights, labels, toolBoosts, own };
+}
+
+/** Phrases of the turn's words that the vocabulary knows ("how long"), stop words included. */
+function expandPhrases(
+  all: string[],
+  vocabulary: Vocabulary,
+  weight: number,
+  knows: ((term: string) => boolean) | undefined,
+  put: (term: string, weight: number, label: string) => void,
+): void {
+  for (let n = 2; n <= MAX_PHRASE_WORDS; n++)
+    for (let i = 0; i + n <= all.length; i++) {
+      const phrase = all.slice(i, i + n).join(' ');
+      expand(phrase, vocabulary.expandPhrase(phrase), weight, knows, put);
+    }
+}
+
+/** The boost of each tool called earlier: the latest call of a tool counts. */
+function callBoosts(toolCalls: readonly string[]): Map<string, number> {
+  const boosts = new Map<string, number>();
+  toolCalls
+    .slice()
+    .reverse()
+    .forEach((name, back) => {
+      const boost = CALL_BOOSTS[Math.min(back, CALL_BOOSTS.length - 1)];
+      if (!boosts.has(name)) boosts.set(name, boost);
+    });
+  return boosts;
 }

@@ -1,8 +1,7 @@
 import { access, constants, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { connectPostgres, migrateToLatest, openPGlite, seedDemo } from '@app/db';
+import { connectPostgres, countTenants, migrateToLatest, openPGlite, seedDemo } from '@app/db';
 import type { DatabaseHandle } from '@app/db';
-import { sql } from 'kysely';
 import { ConfigError } from '../config/gateway.config';
 import type { GatewaySettings } from '../config/gateway.config';
 import type { DatabaseSettings } from '../config/namespaces';
@@ -25,10 +24,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<OpenedDa
   await writableDirectory(dir, 'DATA_DIR');
   const handle = await openPGlite(dir);
   await migrateToLatest(handle.db);
-  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM gateway.tenants`.execute(
-    handle.db,
-  );
-  const seeded = rows[0].n === 0;
+  const seeded = (await countTenants(handle.db)) === 0;
   if (seeded) await seedDemo(handle.db);
   return {
     handle,

@@ -4,7 +4,8 @@ import type {
   SandboxOutcome,
   SandboxPoolOptions,
 } from './sandbox-types';
-import { NODE_MODULES, Worker } from './worker';
+import { NODE_MODULES } from './spawn-child';
+import { Worker } from './worker';
 import { chooseWrapper, networkNamespaceAvailable } from './wrapper';
 import type { SandboxWrapper } from './wrapper';
 

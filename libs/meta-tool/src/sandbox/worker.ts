@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { childMessage, parseContract } from './child-messages';
 import type { ChildMessage } from './child-messages';
 import type {
@@ -10,14 +8,20 @@ import type {
   SandboxPoolOptions,
   SandboxStage,
 } from './sandbox-types';
-import { WORKER_SOURCE } from './worker-source';
-import { chooseWrapper, wrapped } from './wrapper';
+import { spawnChild } from './spawn-child';
 
-const QUICKJS = require.resolve('quickjs-emscripten');
 let jobCounter = 0;
 
-/** what a child may read: the node_modules holding the engine */
-export const NODE_MODULES = path.resolve(QUICKJS, '..', '..', '..', '..');
+/** The job a worker is running. */
+interface ActiveJob {
+  job: number;
+  spec: SandboxJob;
+  contract?: SandboxContract;
+  abort: AbortController;
+  finish: (outcome: SandboxOutcome, recycle?: boolean) => void;
+}
+
+type JobMessage = Exclude<ChildMessage, { type: 'ready' } | { type: 'fatal' }>;
 
 /** One pooled child: runs one job at a time, replaced after N jobs or any fault. */
 export class Worker {
@@ -28,35 +32,14 @@ export class Worker {
   jobs = 0;
   dead = false;
   private markReady: (ok: boolean) => void = () => undefined;
-  private active?: {
-    job: number;
-    spec: SandboxJob;
-    contract?: SandboxContract;
-    abort: AbortController;
-    finish: (outcome: SandboxOutcome, recycle?: boolean) => void;
-  };
+  private active?: ActiveJob;
   private stderr = '';
 
   constructor(
     private readonly options: SandboxPoolOptions,
     private readonly onExit: (w: Worker) => void,
   ) {
-    const nodeArgs = [
-      '--experimental-permission',
-      `--allow-fs-read=${NODE_MODULES}/*`,
-      `--max-old-space-size=${options.childHeapMb}`,
-      '--no-warnings',
-      '-e',
-      options.workerSource ?? WORKER_SOURCE,
-      QUICKJS,
-    ];
-    const wrapper = chooseWrapper(options.isolateNetwork, NODE_MODULES);
-    const [command, args] = wrapped(wrapper, nodeArgs, NODE_MODULES);
-    this.child = spawn(command, args, {
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      env: {},
-      serialization: 'json',
-    });
+    this.child = spawnChild(options);
     this.child.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-2000);
     });
@@ -69,23 +52,25 @@ export class Worker {
         `the sandbox process ended early (exit ${code ?? signal}${this.stderr ? `: ${this.stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300)}` : ''})`,
       );
     });
-    this.child.on('message', (raw: unknown) => {
-      // never let anything a child sends throw out of this listener
-      try {
-        const message = childMessage(raw);
-        if (!message) {
-          this.fault('the sandbox sent a message of an unknown shape');
-          return;
-        }
-        if (message.type === 'ready') this.markReady(true);
-        else if (message.type === 'fatal') {
-          this.startFailure = `the engine did not load: ${message.message}`;
-          this.fault(`the sandbox could not start: ${message.message}`);
-        } else this.onJobMessage(message);
-      } catch (err) {
-        this.fault(`the sandbox message could not be handled: ${String(err)}`);
+    this.child.on('message', (raw: unknown) => this.onMessage(raw));
+  }
+
+  private onMessage(raw: unknown): void {
+    // never let anything a child sends throw out of this listener
+    try {
+      const message = childMessage(raw);
+      if (!message) {
+        this.fault('the sandbox sent a message of an unknown shape');
+        return;
       }
-    });
+      if (message.type === 'ready') this.markReady(true);
+      else if (message.type === 'fatal') {
+        this.startFailure = `the engine did not load: ${message.message}`;
+        this.fault(`the sandbox could not start: ${message.message}`);
+      } else this.onJobMessage(message);
+    } catch (err) {
+      this.fault(`the sandbox message could not be handled: ${String(err)}`);
+    }
   }
 
   get busy(): boolean {
@@ -120,31 +105,36 @@ export class Worker {
           resolve(outcome);
         },
       };
-      try {
-        this.child.send({
-          type: 'run',
-          job,
-          source: spec.source,
-          name: spec.name,
-          call: spec.call !== undefined,
-          args: spec.call?.argsJson ?? '{}',
-          user: JSON.stringify(spec.user),
-          limits: this.options.limits,
-        });
-      } catch (err) {
-        this.active.finish(
-          {
-            ok: false,
-            stage: 'crash',
-            message: `the sandbox could not take the job: ${String(err)}`,
-          },
-          true,
-        );
-      }
+      this.send(this.active);
     });
   }
 
-  private onJobMessage(message: Exclude<ChildMessage, { type: 'ready' } | { type: 'fatal' }>) {
+  /** Hands the job to the child; a child that cannot take it ends the job as a crash. */
+  private send({ job, spec, finish }: ActiveJob): void {
+    try {
+      this.child.send({
+        type: 'run',
+        job,
+        source: spec.source,
+        name: spec.name,
+        call: spec.call !== undefined,
+        args: spec.call?.argsJson ?? '{}',
+        user: JSON.stringify(spec.user),
+        limits: this.options.limits,
+      });
+    } catch (err) {
+      finish(
+        {
+          ok: false,
+          stage: 'crash',
+          message: `the sandbox could not take the job: ${String(err)}`,
+        },
+        true,
+      );
+    }
+  }
+
+  private onJobMessage(message: JobMessage) {
     const active = this.active;
     if (!active || message.job !== active.job) return; // a late message of a finished job
     switch (message.type) {
@@ -166,40 +156,44 @@ export class Worker {
         );
         return;
       }
-      case 'done': {
-        if (!active.contract) return this.fault('the tool finished before reporting its contract');
-        if (message.result.length > this.options.limits.outputBytes)
-          return active.finish(
-            {
-              ok: false,
-              stage: 'output',
-              message: `the result is ${message.result.length} characters of JSON, over the ${this.options.limits.outputBytes}-character limit; return less (fewer rows, a summary)`,
-            },
-            true,
-          );
-        let result: unknown;
-        try {
-          result = JSON.parse(message.result);
-        } catch {
-          return this.fault('the sandbox returned a result that is not JSON');
-        }
-        return active.finish(
-          {
-            ok: true,
-            contract: active.contract,
-            called: message.called,
-            result,
-            resultJson: message.result,
-          },
-          message.recycle,
-        );
-      }
+      case 'done':
+        return this.done(active, message);
       case 'failed':
         return active.finish(
           { ok: false, stage: message.stage as SandboxStage, message: message.message },
           message.recycle || message.stage === 'memory',
         );
     }
+  }
+
+  /** The tool returned: its result, unless it is over the output cap or not JSON. */
+  private done(active: ActiveJob, message: Extract<JobMessage, { type: 'done' }>): void {
+    if (!active.contract) return this.fault('the tool finished before reporting its contract');
+    if (message.result.length > this.options.limits.outputBytes)
+      return active.finish(
+        {
+          ok: false,
+          stage: 'output',
+          message: `the result is ${message.result.length} characters of JSON, over the ${this.options.limits.outputBytes}-character limit; return less (fewer rows, a summary)`,
+        },
+        true,
+      );
+    let result: unknown;
+    try {
+      result = JSON.parse(message.result);
+    } catch {
+      return this.fault('the sandbox returned a result that is not JSON');
+    }
+    return active.finish(
+      {
+        ok: true,
+        contract: active.contract,
+        called: message.called,
+        result,
+        resultJson: message.result,
+      },
+      message.recycle,
+    );
   }
 
   private reply(job: number, id: number, ok: boolean, value: unknown) {

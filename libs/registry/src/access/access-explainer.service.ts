@@ -74,33 +74,7 @@ export class AccessExplainer {
     context: string | undefined,
   ): AccessCheck[] {
     const tool = tools.find((t) => t.definition.name === name);
-    const reportId = name.startsWith(TOOL_NAME_PREFIX)
-      ? name.slice(TOOL_NAME_PREFIX.length)
-      : undefined;
-    const status =
-      reportId !== undefined && reportToolName(reportId) === name
-        ? catalog.reportStatus(reportId)
-        : undefined;
-    if (!tool) {
-      if (!status || status.served) {
-        return [
-          {
-            check: 'exists',
-            ok: false,
-            detail: `no tool named "${name}" exists in tenant ${catalog.tenant.id}`,
-          },
-        ];
-      }
-      const problems = status.problems?.map((p) => p.message).join('; ');
-      return [
-        { check: 'exists', ok: true, detail: `report ${reportId} exists` },
-        {
-          check: 'served',
-          ok: false,
-          detail: `not served: ${status.reason}${problems ? ` (${problems})` : ''}`,
-        },
-      ];
-    }
+    if (!tool) return unservedChecks(catalog, name);
     const subjectOf = accessSubject(tool);
     const decision = catalog.access.decide(subject, roles, subjectOf);
     const checks: AccessCheck[] = [
@@ -122,19 +96,51 @@ export class AccessExplainer {
           : `not in context ${context} (category ${subjectOf.category})`,
       });
     }
-    if (tool.kind === 'report') {
-      const missing = tool.report.identityParams.filter(
-        (p) => isIdentityParam(p) && identityValue(subject, p) === undefined,
-      );
-      checks.push({
-        check: 'claims',
-        ok: missing.length === 0,
-        detail:
-          missing.length === 0
-            ? 'every bound parameter is in the token'
-            : `the token lacks ${missing.map((p) => p.replace(/^claim_/, 'claim ')).join(', ')}`,
-      });
-    }
+    if (tool.kind === 'report') checks.push(claimsCheck(tool.report.identityParams, subject));
     return checks;
   }
+}
+
+/** A name no served tool has: no such tool, or a report the catalog does not serve, and why. */
+function unservedChecks(catalog: TenantCatalog, name: string): AccessCheck[] {
+  const reportId = name.startsWith(TOOL_NAME_PREFIX)
+    ? name.slice(TOOL_NAME_PREFIX.length)
+    : undefined;
+  const status =
+    reportId !== undefined && reportToolName(reportId) === name
+      ? catalog.reportStatus(reportId)
+      : undefined;
+  if (!status || status.served) {
+    return [
+      {
+        check: 'exists',
+        ok: false,
+        detail: `no tool named "${name}" exists in tenant ${catalog.tenant.id}`,
+      },
+    ];
+  }
+  const problems = status.problems?.map((p) => p.message).join('; ');
+  return [
+    { check: 'exists', ok: true, detail: `report ${reportId} exists` },
+    {
+      check: 'served',
+      ok: false,
+      detail: `not served: ${status.reason}${problems ? ` (${problems})` : ''}`,
+    },
+  ];
+}
+
+/** Whether the token carries every identity parameter the report binds. */
+function claimsCheck(identityParams: readonly string[], subject: Principal): AccessCheck {
+  const missing = identityParams.filter(
+    (p) => isIdentityParam(p) && identityValue(subject, p) === undefined,
+  );
+  return {
+    check: 'claims',
+    ok: missing.length === 0,
+    detail:
+      missing.length === 0
+        ? 'every bound parameter is in the token'
+        : `the token lacks ${missing.map((p) => p.replace(/^claim_/, 'claim ')).join(', ')}`,
+  };
 }

@@ -98,28 +98,37 @@ export function toStoredReport(
       version: r.version,
       ...(r.synonyms ? { synonyms: r.synonyms } : {}),
       ...(r.example_questions ? { exampleQuestions: r.example_questions } : {}),
-      ...(r.statement_timeout_ms !== null || r.max_rows !== null || r.max_result_bytes !== null
-        ? {
-            limits: {
-              statementTimeoutMs: r.statement_timeout_ms,
-              maxRows: r.max_rows,
-              maxResultBytes: r.max_result_bytes,
-            },
-          }
-        : {}),
-      filters: filters.map((f) => ({
-        name: f.name,
-        type: f.type as FilterType,
-        description: f.description,
-        required: f.required ?? false,
-        enumValues: f.enum_values ?? null,
-        defaultValue: f.default_value ?? null,
-      })),
+      ...reportLimits(r),
+      filters: filters.map(toFilter),
       fields: fields.map((f) => ({
         name: f.name,
         type: f.type as FieldType,
         description: f.description,
       })),
     },
+  };
+}
+
+/** The report's own limits, when it sets any (absent: the gateway's apply). */
+function reportLimits(r: ReportRow): Pick<ReportMetadata, 'limits'> {
+  if (r.statement_timeout_ms === null && r.max_rows === null && r.max_result_bytes === null)
+    return {};
+  return {
+    limits: {
+      statementTimeoutMs: r.statement_timeout_ms,
+      maxRows: r.max_rows,
+      maxResultBytes: r.max_result_bytes,
+    },
+  };
+}
+
+function toFilter(f: ChildRow): ReportMetadata['filters'][number] {
+  return {
+    name: f.name,
+    type: f.type as FilterType,
+    description: f.description,
+    required: f.required ?? false,
+    enumValues: f.enum_values ?? null,
+    defaultValue: f.default_value ?? null,
   };
 }

@@ -1,16 +1,15 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { RegistryError } from '../errors';
 import { Metrics } from '../metrics';
 import type { TenantCatalog } from './tenant-catalog';
 import { CatalogChangeFeed } from './change-feed';
 import type { CatalogChangeListener } from './change-feed';
 import { CatalogLoader, tenantMissing } from './catalog-loader';
 import type { CatalogStamp } from './catalog-loader';
-import { betterBase, CatalogCompletion, installation } from './catalog-completion';
+import { CatalogBuilds } from './catalog-builds';
+import { CatalogCompletion, installation } from './catalog-completion';
 import { stampOrStale } from './catalog-freshness';
 import type { Principal } from '../access/principal';
-import { PropagationLag } from './propagation-lag';
 
 interface TenantState {
   catalog: TenantCatalog;
@@ -42,9 +41,8 @@ function matches(catalog: TenantCatalog, stamp: CatalogStamp): boolean {
 @Injectable()
 export class CatalogStore {
   private readonly states: LRUCache<string, TenantState, CatalogStamp>;
-  /** the last catalog built per tenant, kept across invalidation for incremental refreshes */
-  private readonly previous: LRUCache<string, TenantCatalog>;
-  private readonly lag = new PropagationLag();
+  /** loads on each tenant's last catalog, kept across invalidation for incremental refreshes */
+  private readonly builds: CatalogBuilds;
   /** background loads of the complete catalog of tenants held partially */
   readonly completion: CatalogCompletion;
 
@@ -64,7 +62,7 @@ export class CatalogStore {
       metrics,
     );
     const max = capacity ?? DEFAULT_CAPACITY;
-    this.previous = new LRUCache({ max });
+    this.builds = new CatalogBuilds(loader, metrics, max, (id) => this.completion.ensure(id));
     this.states = new LRUCache<string, TenantState, CatalogStamp>({
       max,
       // a build overtaken by a change notice (delete/clear) still answers its callers...
@@ -124,7 +122,7 @@ export class CatalogStore {
     if (stamp === 'stale') return state!.catalog;
     if (stamp === undefined) {
       this.states.delete(tenantId);
-      this.previous.delete(tenantId);
+      this.builds.dropBase(tenantId);
       throw tenantMissing();
     }
     // the same version of another tenant of this id (deleted, created again) is not a match
@@ -144,29 +142,16 @@ export class CatalogStore {
   }
 
   private async build(tenantId: string, stamp: CatalogStamp): Promise<TenantState> {
-    const started = Date.now();
-    try {
-      const catalog = await this.loader.load(tenantId, stamp, this.previous.get(tenantId));
-      // a partial catalog never replaces a complete base for refreshes
-      if (betterBase(catalog, this.previous.get(tenantId))) this.previous.set(tenantId, catalog);
-      if (!catalog.reports.complete) this.completion.ensure(tenantId);
-      const now = Date.now();
-      const changes = this.loader.appliedChanges?.(catalog) ?? [];
-      this.lag.observe(this.metrics, tenantId, changes, started, now);
-      return { catalog, checkedAt: now };
-    } catch (err) {
-      if (err instanceof RegistryError && err.code === 'TENANT_NOT_FOUND')
-        this.previous.delete(tenantId);
-      throw err;
-    }
+    const { catalog, builtAt } = await this.builds.build(tenantId, stamp);
+    return { catalog, checkedAt: builtAt };
   }
 
   /** A complete catalog loaded in the background takes the place of the partial one. */
   private completed(done: TenantCatalog): void {
     const id = done.tenant.id;
     const state = this.states.peek(id, { allowStale: true });
-    const decided = installation(done, state?.catalog, this.previous.get(id));
-    if (decided.previous) this.previous.set(id, done);
+    const decided = installation(done, state?.catalog, this.builds.base(id));
+    if (decided.previous) this.builds.keepBase(done);
     if (decided.state === 'replace')
       this.states.set(id, { catalog: done, checkedAt: state!.checkedAt });
     if (decided.state === 'drop') this.states.delete(id);
@@ -195,9 +180,7 @@ export class CatalogStore {
 
   /** Drops a tenant (or all) from memory; a build under way is not kept (lru-cache aborts it). */
   private forget(tenantId: string | '*'): void {
-    const now = Date.now();
-    for (const t of tenantId === '*' ? [...this.states.keys()] : [tenantId])
-      this.lag.notified(t, now);
+    this.builds.notified(tenantId === '*' ? [...this.states.keys()] : [tenantId], Date.now());
     if (tenantId === '*') this.states.clear();
     else this.states.delete(tenantId);
   }

@@ -13,10 +13,25 @@ import type {
   TenantRecord,
 } from './catalog-records';
 import { toStoredReport } from './catalog-records';
-import { readAccess, readGenerated } from './catalog-side-reads';
+import { readAccess, readGenerated } from './catalog-side.repository';
 import { isEmptyPart } from './report-coverage';
 import type { ReachPart } from './report-coverage';
 import type { ChildRow } from './catalog-records';
+
+/** A report's filters (of `gateway.reports r`) as a JSON array, in order. */
+const filtersJson = () =>
+  sql<ChildRow[]>`(SELECT coalesce(json_agg(json_build_object(
+      'name', f.name, 'type', f.type, 'description', f.description, 'required', f.required,
+      'enum_values', f.enum_values, 'default_value', f.default_value)
+      ORDER BY f.position, f.name), '[]')
+    FROM gateway.report_filters f WHERE f.tenant_id = r.tenant_id AND f.report_id = r.id)`;
+
+/** A report's fields (of `gateway.reports r`) as a JSON array, in order. */
+const fieldsJson = () =>
+  sql<ChildRow[]>`(SELECT coalesce(json_agg(json_build_object(
+      'name', c.name, 'type', c.type, 'description', c.description)
+      ORDER BY c.position, c.name), '[]')
+    FROM gateway.report_fields c WHERE c.tenant_id = r.tenant_id AND c.report_id = r.id)`;
 
 /** Never provided: a snapshot's repository is made by inSnapshot. */
 const SNAPSHOT_TRANSACTION = Symbol('SNAPSHOT_TRANSACTION');
@@ -101,21 +116,7 @@ export class CatalogRepository {
     const rows = await this.g
       .selectFrom('reports as r')
       .selectAll('r')
-      .select([
-        sql<ChildRow[]>`(SELECT coalesce(json_agg(json_build_object(
-            'name', f.name, 'type', f.type, 'description', f.description, 'required', f.required,
-            'enum_values', f.enum_values, 'default_value', f.default_value)
-            ORDER BY f.position, f.name), '[]')
-          FROM gateway.report_filters f WHERE f.tenant_id = r.tenant_id AND f.report_id = r.id)`.as(
-          'filters',
-        ),
-        sql<ChildRow[]>`(SELECT coalesce(json_agg(json_build_object(
-            'name', c.name, 'type', c.type, 'description', c.description)
-            ORDER BY c.position, c.name), '[]')
-          FROM gateway.report_fields c WHERE c.tenant_id = r.tenant_id AND c.report_id = r.id)`.as(
-          'fields',
-        ),
-      ])
+      .select([filtersJson().as('filters'), fieldsJson().as('fields')])
       .where('r.tenant_id', '=', tenantId)
       .$if(!!selection && 'ids' in selection, (q) =>
         q.where('r.id', 'in', (selection as { ids: string[] }).ids),

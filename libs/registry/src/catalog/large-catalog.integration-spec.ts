@@ -10,7 +10,7 @@ import { BuiltinTools } from '../listing/builtin-tools';
 import { CatalogService } from '../listing/catalog.service';
 import { Metrics } from '../metrics';
 import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';
-import { AdmissionVerdictRepository } from './admission-verdicts';
+import { AdmissionVerdictRepository } from './admission-verdict.repository';
 import type { VerdictStore } from './admission-verdicts';
 import { CatalogLoader } from './catalog-loader';
 import { CatalogStore } from './catalog-store';

@@ -4,7 +4,7 @@ import { BuiltinTools } from '../listing/builtin-tools';
 import { CatalogService } from '../listing/catalog.service';
 import { Metrics } from '../metrics';
 import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';
-import { AdmissionVerdictRepository } from './admission-verdicts';
+import { AdmissionVerdictRepository } from './admission-verdict.repository';
 import { CatalogLoader } from './catalog-loader';
 import type { CatalogReads } from './catalog-loader';
 import type { PagedReads, SnapshotReads } from './catalog-paging';

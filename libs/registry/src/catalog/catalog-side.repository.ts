@@ -2,9 +2,14 @@ import type { DB } from '@app/db';
 import type { QueryCreator } from 'kysely';
 import type { AccessRecords, GeneratedToolRecord } from './catalog-records';
 
+/*
+ * CatalogRepository's reads of the tables beside the reports, run on its connection or its
+ * snapshot transaction (`g`): access (roles, grants, contexts) and generated tools.
+ */
+
 /** A tenant's roles, grants, user roles and grants, and business contexts. */
 export async function readAccess(g: QueryCreator<DB>, tenantId: string): Promise<AccessRecords> {
-  const [roles, grants, contexts, userRoles, userGrants] = await Promise.all([
+  const [roles, roleGrants, contexts, userRoles, userGrants] = await Promise.all([
     g.selectFrom('roles').select(['name', 'is_admin']).where('tenant_id', '=', tenantId).execute(),
     g
       .selectFrom('role_grants')
@@ -30,21 +35,42 @@ export async function readAccess(g: QueryCreator<DB>, tenantId: string): Promise
       .where('tenant_id', '=', tenantId)
       .execute(),
   ]);
+  return toAccessRecords({ roles, roleGrants, contexts, userRoles, userGrants });
+}
+
+/** The rows readAccess reads, as the catalog's access records. */
+function toAccessRecords(rows: {
+  roles: Array<{ name: string; is_admin: boolean }>;
+  roleGrants: Array<{ role: string; category: string | null; report_id: string | null }>;
+  contexts: Array<{
+    name: string;
+    description: string;
+    category: string | null;
+    report_id: string | null;
+  }>;
+  userRoles: Array<{ user_id: string; role: string }>;
+  userGrants: Array<{
+    user_id: string;
+    category: string | null;
+    report_id: string | null;
+    effect: AccessRecords['userGrants'][number]['effect'];
+  }>;
+}): AccessRecords {
   return {
-    roles: roles.map((r) => ({ name: r.name, isAdmin: r.is_admin })),
-    userRoles: userRoles.map((r) => ({ userId: r.user_id, role: r.role })),
-    userGrants: userGrants.map((g) => ({
+    roles: rows.roles.map((r) => ({ name: r.name, isAdmin: r.is_admin })),
+    userRoles: rows.userRoles.map((r) => ({ userId: r.user_id, role: r.role })),
+    userGrants: rows.userGrants.map((g) => ({
       userId: g.user_id,
       category: g.category,
       reportId: g.report_id,
       effect: g.effect,
     })),
-    roleGrants: grants.map((g) => ({
+    roleGrants: rows.roleGrants.map((g) => ({
       role: g.role,
       category: g.category,
       reportId: g.report_id,
     })),
-    contexts: contexts.map((c) => ({
+    contexts: rows.contexts.map((c) => ({
       name: c.name,
       description: c.description,
       category: c.category,

@@ -1,0 +1,195 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { answersWithin } from './connection';
+import type { DatabaseHandle, SqlSession, Unlisten } from './connection';
+import type { DB } from './database';
+import { GuardedRead, prepareQueryValue, StatementOutOfSyncError } from './guarded-read';
+import type { GuardedReadRequest, GuardedReadResult } from './guarded-read';
+import { PreparedStatements, STATEMENTS_PER_CONNECTION } from './prepared-statements';
+import { VALUE_PARSERS } from './type-parsers';
+
+/*
+ * The DatabaseHandle over Postgres (node-postgres): a pool for the gateway's queries, a
+ * connection of its own for the health probe, a dedicated client per LISTEN.
+ */
+
+const pgTypes = {
+  getTypeParser: (oid: number, format?: string) =>
+    VALUE_PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text'),
+};
+
+/** The gateway's database on the Postgres server at `url`. */
+export function connectPostgres(
+  url: string,
+  poolSize = 10,
+  /** named statements per connection before the least recently used is closed (ADR 0005) */
+  statementLimit = STATEMENTS_PER_CONNECTION,
+): DatabaseHandle {
+  const { pool, health } = openPools(url, poolSize);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kind: 'postgres',
+    db,
+    withSession(fn) {
+      return pgSession(pool, fn);
+    },
+    guardedRead: guardedReader(pool, statementLimit),
+    ping: (timeoutMs) =>
+      answersWithin(
+        health.query('SELECT 1').then(() => undefined),
+        timeoutMs,
+      ),
+    poolStats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: poolSize,
+    }),
+    listen(channel, onNotify, onError, applicationName = 'gateway-listener') {
+      return pgListen(url, channel, onNotify, onError, applicationName);
+    },
+    async close() {
+      await db.destroy();
+      await health.end().catch(() => undefined);
+    },
+  };
+}
+
+/** The pool of the gateway's queries, and the health probe's own one-connection pool. */
+function openPools(url: string, poolSize: number): { pool: pg.Pool; health: pg.Pool } {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
+  // Health checks get a connection of their own: a pool busy with report queries is working,
+  // and readiness must not wait behind them (a load balancer would take a busy replica out).
+  const health = new pg.Pool({ connectionString: url, max: 1, application_name: 'gateway-health' });
+  health.on('error', () => undefined);
+  health.on('connect', (client) => client.on('error', () => undefined));
+  // An idle client that dies (server restart) must not crash the process.
+  pool.on('error', () => undefined);
+  // ...nor one that dies while checked out between two queries (pg-pool listens only while
+  // a client is idle; Kysely's transactions hold one): the next query on it fails instead.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return { pool, health };
+}
+
+/** DatabaseHandle.guardedRead over the pool, with each connection's named statements. */
+function guardedReader(
+  pool: pg.Pool,
+  statementLimit: number,
+): (request: GuardedReadRequest) => Promise<GuardedReadResult> {
+  // Named statements each connection holds, as the server confirmed them; they go with it.
+  const prepared = new WeakMap<pg.PoolClient, PreparedStatements>();
+  const statementsOf = (client: pg.PoolClient): PreparedStatements => {
+    let statements = prepared.get(client);
+    if (!statements) prepared.set(client, (statements = new PreparedStatements(statementLimit)));
+    return statements;
+  };
+  return async (request) => {
+    // values are mapped before anything is written, so a bad one cannot leave half a pipeline
+    const values = request.values.map((v) => prepareQueryValue(v));
+    try {
+      return await readOnce(pool, { ...request, values }, statementsOf);
+    } catch (err) {
+      // The query did not run (its Parse or Bind failed) and that connection is gone: once
+      // more without the named statement, which cannot be out of sync on any connection.
+      if (!(err instanceof StatementOutOfSyncError)) throw err;
+      return readOnce(pool, { ...request, values, statement: undefined }, statementsOf);
+    }
+  };
+}
+
+/** One guarded read on a connection of the pool, which is dropped if the read broke it. */
+async function readOnce(
+  pool: pg.Pool,
+  request: GuardedReadRequest,
+  statementsOf: (client: pg.PoolClient) => PreparedStatements,
+): Promise<GuardedReadResult> {
+  const client = await pool.connect();
+  // a dropped connection makes the client emit 'error'; the read reports it instead
+  const onError = (): void => undefined;
+  client.on('error', onError);
+  const statements = request.statement ? statementsOf(client) : undefined;
+  const read = new GuardedRead(request, pgTypes.getTypeParser, statements);
+  let broken: Error | undefined;
+  try {
+    void client.query(read);
+    return await read.done;
+  } catch (err) {
+    // bookkeeping that disagrees with the server is not repaired in place: drop it all
+    if (err instanceof StatementOutOfSyncError) broken = err;
+    throw err;
+  } finally {
+    broken ??= read.broken;
+    if (!broken && read.needsRollback) {
+      await client.query('ROLLBACK').catch((err: Error) => {
+        broken = err;
+      });
+    }
+    client.release(broken);
+    client.removeListener('error', onError);
+  }
+}
+
+/** DatabaseHandle.withSession on Postgres: one connection of the pool for the callback. */
+async function pgSession<T>(pool: pg.Pool, fn: (session: SqlSession) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  // The server may drop the connection between two queries of the session (network
+  // blip, pg_terminate_backend): without a listener that 'error' would crash the process.
+  const lost = (err: Error): void => {
+    broken ??= err;
+  };
+  client.on('error', lost);
+  try {
+    return await fn({
+      async script(text) {
+        if (broken) throw broken;
+        await client.query(text);
+      },
+      async query(text, values = [], options = {}) {
+        // a connection given up on (e.g. a hung query) takes nothing more; it is destroyed
+        if (broken) throw broken;
+        try {
+          // Extended protocol always: one statement per round trip, never a script.
+          const result = await client.query({
+            text,
+            values: [...values],
+            queryMode: 'extended',
+            ...(options.timeoutMs ? { query_timeout: options.timeoutMs } : {}),
+          } as pg.QueryConfig);
+          return { fields: result.fields, rows: result.rows };
+        } catch (err) {
+          if (err instanceof Error && /timeout|terminat|Connection/i.test(err.message))
+            broken = err;
+          throw err;
+        }
+      },
+    });
+  } finally {
+    client.removeListener('error', lost);
+    client.release(broken);
+  }
+}
+
+/** DatabaseHandle.listen on Postgres: a dedicated client, named `applicationName`. */
+async function pgListen(
+  url: string,
+  channel: string,
+  onNotify: (payload: string) => void,
+  onError: (err: Error) => void,
+  applicationName: string,
+): Promise<Unlisten> {
+  const client = new pg.Client({ connectionString: url, application_name: applicationName });
+  client.on('notification', (msg) => {
+    if (msg.channel === channel) onNotify(msg.payload ?? '');
+  });
+  client.on('error', onError);
+  client.on('end', () => onError(new Error('LISTEN connection ended')));
+  await client.connect();
+  await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+  return async () => {
+    client.removeAllListeners('end');
+    client.removeAllListeners('error');
+    client.on('error', () => undefined);
+    await client.end().catch(() => undefined);
+  };
+}

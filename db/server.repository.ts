@@ -1,0 +1,23 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { DB } from './database';
+
+/*
+ * Statements about the database server rather than the metadata it holds: a liveness probe,
+ * a notification to the other instances, the cancel of a backend's running statement.
+ */
+
+/** Resolves when the server answers a trivial statement (the health probe). */
+export async function selectOne(db: Kysely<DB>): Promise<void> {
+  await sql`SELECT 1`.execute(db);
+}
+
+/** NOTIFY `channel` with `payload` (the listeners are other gateway instances). */
+export async function notify(db: Kysely<DB>, channel: string, payload: string): Promise<void> {
+  await sql`SELECT pg_notify(${channel}, ${payload})`.execute(db);
+}
+
+/** Asks the server to cancel the statement backend `pid` is running (if any). */
+export async function cancelBackend(db: Kysely<DB>, pid: number): Promise<void> {
+  await sql`SELECT pg_cancel_backend(${pid})`.execute(db);
+}
