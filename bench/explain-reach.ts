@@ -7,13 +7,11 @@
  *
  * The SQL is the repository's own, compiled by Kysely, not a copy.
  */
-import { connectPostgres } from '@app/db';
 import pg from 'pg';
 import { CatalogRepository } from '@app/registry';
-import { databaseUrl, ensureTemplate } from '../test/support/template-database';
+import { runMain, withScratchDatabase } from './lib/scratch-database';
 import { addReports, addTenants } from './lib/synthetic';
 
-const SERVER = 'postgres://postgres@127.0.0.1:5432/postgres';
 const TENANT = 'explainbig';
 
 /** The plan of one statement, run (EXPLAIN ANALYZE), with its buffers. */
@@ -27,54 +25,43 @@ async function explained(client: pg.Client, statement: string, params: unknown[]
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 100_000);
-  const template = await ensureTemplate(SERVER);
-  const name = `gw_explain_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: SERVER });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
-  const url = databaseUrl(SERVER, name);
-  const handle = connectPostgres(url, 2);
-  const client = new pg.Client({ connectionString: url });
-  try {
-    await client.connect();
-    await addTenants(client, [TENANT]);
-    await addReports(client, [TENANT], 1, n);
-    await client.query('ANALYZE gateway.reports, gateway.report_filters, gateway.report_fields');
-    // capture the SQL the repository sends
-    const sent: Array<{ sql: string; params: unknown[] }> = [];
-    const repo = new CatalogRepository(handle);
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const [text, values] = args as [unknown, unknown[]];
-      if (typeof text === 'string' && /gateway/.test(text))
-        sent.push({ sql: text, params: values ?? [] });
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
-    for (const part of [
-      { categories: ['vis5'], ids: [] },
-      { categories: ['vis5'], ids: ['r050000'] },
-    ]) {
-      const t0 = performance.now();
-      const reach = await repo.loadReports(TENANT, { reach: part });
-      const ms = (performance.now() - t0).toFixed(1);
-      console.log(`reach read ${JSON.stringify(part)}: ${reach.length} reports in ${ms} ms`);
+  await withScratchDatabase('gw_explain', 2, async (url, handle) => {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await addTenants(client, [TENANT]);
+      await addReports(client, [TENANT], 1, n);
+      await client.query('ANALYZE gateway.reports, gateway.report_filters, gateway.report_fields');
+      // capture the SQL the repository sends
+      const sent: Array<{ sql: string; params: unknown[] }> = [];
+      const repo = new CatalogRepository(handle);
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const [text, values] = args as [unknown, unknown[]];
+        if (typeof text === 'string' && /gateway/.test(text))
+          sent.push({ sql: text, params: values ?? [] });
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      for (const part of [
+        { categories: ['vis5'], ids: [] },
+        { categories: ['vis5'], ids: ['r050000'] },
+      ]) {
+        const t0 = performance.now();
+        const reach = await repo.loadReports(TENANT, { reach: part });
+        const ms = (performance.now() - t0).toFixed(1);
+        console.log(`reach read ${JSON.stringify(part)}: ${reach.length} reports in ${ms} ms`);
+      }
+      pg.Client.prototype.query = query;
+      for (const { sql, params } of sent) {
+        console.log(
+          `\n-- ${sql.replace(/\s+/g, ' ').slice(0, 160)}...\n-- params ${JSON.stringify(params)}`,
+        );
+        console.log(await explained(client, sql, params));
+      }
+    } finally {
+      await client.end().catch(() => undefined);
     }
-    pg.Client.prototype.query = query;
-    for (const { sql, params } of sent) {
-      console.log(
-        `\n-- ${sql.replace(/\s+/g, ' ').slice(0, 160)}...\n-- params ${JSON.stringify(params)}`,
-      );
-      console.log(await explained(client, sql, params));
-    }
-  } finally {
-    await client.end().catch(() => undefined);
-    await handle.close();
-    await admin.query(`DROP DATABASE "${name}" WITH (FORCE)`);
-    await admin.end();
-  }
+  });
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(main);

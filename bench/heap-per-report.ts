@@ -11,15 +11,13 @@
  * (open it in Chrome DevTools, or summarise it with bench/lib/heap-summary.ts).
  */
 import { writeHeapSnapshot } from 'node:v8';
-import { connectPostgres } from '@app/db';
 import { initSqlParser } from '@app/templates';
 import pg from 'pg';
 import { CatalogRepository, Metrics, SharedCache } from '@app/registry';
 import { CatalogLoader, ReportAdmission } from '@app/registry/testing';
-import { databaseUrl, ensureTemplate } from '../test/support/template-database';
+import { runMain, withScratchDatabase } from './lib/scratch-database';
 import { addReports, addTenants } from './lib/synthetic';
 
-const SERVER = 'postgres://postgres@127.0.0.1:5432/postgres';
 const TENANT = 'heapbig';
 
 interface Memory {
@@ -48,14 +46,7 @@ function line(step: string, from: Memory, to: Memory, n: number): string {
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 20_000);
   const snapshot = process.argv[3];
-  const template = await ensureTemplate(SERVER);
-  const name = `gw_heap_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: SERVER });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
-  const url = databaseUrl(SERVER, name);
-  const handle = connectPostgres(url, 4);
-  try {
+  await withScratchDatabase('gw_heap', 4, async (url, handle) => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     await addTenants(client, [TENANT]);
@@ -88,14 +79,7 @@ async function main(): Promise<void> {
     rows.push(line('total', m0, m3, n));
     console.log(`${n} reports, ${catalog.reports.size} held\n${rows.join('\n')}`);
     if (snapshot) console.log(`heap snapshot: ${writeHeapSnapshot(snapshot)}`);
-  } finally {
-    await handle.close();
-    await admin.query(`DROP DATABASE "${name}" WITH (FORCE)`);
-    await admin.end();
-  }
+  });
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(main);
