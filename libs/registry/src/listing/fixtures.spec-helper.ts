@@ -1,3 +1,4 @@
+import type { BuiltinTool } from './served-tool';
 import { accessRecords, storedReport, tenantCatalog } from '../catalog/fixtures.spec-helper';
 import type { TenantCatalog } from '../catalog/tenant-catalog';
 
@@ -24,4 +25,19 @@ export function salesCatalog(): TenantCatalog {
       contexts: [{ name: 'margins', description: '', category: null, reportId: 'margin' }],
     }),
   );
+}
+
+/** A built-in tool (meta_tool's shape) that must never be called, with `requiredRole`. */
+export function builtinTool(requiredRole?: string): BuiltinTool {
+  return {
+    definition: {
+      name: 'meta_tool',
+      description: 'm',
+      inputSchema: { type: 'object' },
+      readOnly: true,
+    },
+    category: 'tools',
+    requiredRole,
+    call: () => Promise.reject(new Error('not called')),
+  };
 }

@@ -3,7 +3,7 @@ import { storedReport } from '../catalog/fixtures.spec-helper';
 import { GENERATED_CATEGORY, GeneratedTool, TOOL_AUTHOR_ROLE } from '../catalog/generated-tools';
 import { generatedRecord } from '../catalog/snapshot.spec-helper';
 import { accessSubject } from './served-tool';
-import type { BuiltinTool } from './served-tool';
+import { builtinTool } from './fixtures.spec-helper';
 
 describe('accessSubject', () => {
   beforeAll(() => initSqlParser(), 30_000);
@@ -17,17 +17,7 @@ describe('accessSubject', () => {
   });
 
   it('judges a built-in by its name, category and required role', () => {
-    const builtin: BuiltinTool = {
-      definition: {
-        name: 'meta_tool',
-        description: 'm',
-        inputSchema: { type: 'object' },
-        readOnly: true,
-      },
-      category: 'tools',
-      requiredRole: 'tool_author',
-      call: () => Promise.reject(new Error('not called')),
-    };
+    const builtin = builtinTool('tool_author');
     expect(accessSubject({ kind: 'builtin', definition: builtin.definition, builtin })).toEqual({
       id: 'meta_tool',
       category: 'tools',

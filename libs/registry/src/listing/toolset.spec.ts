@@ -1,9 +1,9 @@
 import { initSqlParser, reportToolName } from '@app/templates';
 import type { Principal } from '../access/principal';
 import { accessRecords, storedReport, tenantCatalog } from '../catalog/fixtures.spec-helper';
-import { salesCatalog } from './fixtures.spec-helper';
+import { builtinTool as builtin, salesCatalog } from './fixtures.spec-helper';
 import { BuiltinTools } from './builtin-tools';
-import type { BuiltinTool, ServedTool } from './served-tool';
+import type { ServedTool } from './served-tool';
 import { ToolVisibility } from './tool-visibility';
 import { permits, toolsetKey } from './toolset';
 
@@ -13,20 +13,6 @@ const who = (userId: string, roles: string[], claims: Record<string, string> = {
   roles,
   claims,
 });
-
-function builtin(requiredRole?: string): BuiltinTool {
-  return {
-    definition: {
-      name: 'meta_tool',
-      description: 'm',
-      inputSchema: { type: 'object' },
-      readOnly: true,
-    },
-    category: 'tools',
-    requiredRole,
-    call: () => Promise.reject(new Error('not called')),
-  };
-}
 
 function toolOf(catalog: ReturnType<typeof salesCatalog>, name: string): ServedTool {
   const tool = new ToolVisibility(new BuiltinTools()).index(catalog).get(name);
