@@ -9,10 +9,11 @@ import { AppModule } from './app.module';
 import { gatewayConfig, loadSettings } from './config/gateway.config';
 import type { GatewayConfig, GatewaySettings } from './config/gateway.config';
 import { registerConsole } from './console/console-static';
+import { BodyGate } from './http/body-gate';
 import { discoverHotPaths } from './http/hot-path';
 import { HotPaths } from './http/hot-paths';
 import { buildOpenApi } from './http/openapi';
-import { installMcpRequestRules } from './mcp/mcp-request-rules';
+import { installEmptyBodyRule } from './http/empty-body';
 import { createLogger, PinoNestLogger } from './pipeline/logger';
 import { PipelineModule } from './pipeline/pipeline.module';
 import { discoverPolicies } from './pipeline/request-policy';
@@ -37,7 +38,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<NestF
     silent ? { log: { ...settings.log, level: 'silent' } } : settings,
     options.logDestination,
   );
-  const hotPaths = new HotPaths(settings.limits.bodyBytes);
+  const hotPaths = new HotPaths(settings.limits);
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(settings, PipelineModule.forRoot(logger)),
     new FastifyAdapter({
@@ -47,7 +48,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<NestF
     { logger: new PinoNestLogger(logger), abortOnError: false },
   );
   SwaggerModule.setup('docs', app, buildOpenApi(app), { jsonDocumentUrl: 'docs/json' });
-  installMcpRequestRules(app.getHttpAdapter().getInstance());
+  installEmptyBodyRule(app.getHttpAdapter().getInstance());
   await registerConsole(app, app.get<GatewayConfig>(gatewayConfig.KEY).console.directory);
   const metrics = app.get(Metrics);
   if (settings.metrics.enabled) collectDefaultMetrics({ register: metrics.registry });
@@ -60,6 +61,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<NestF
     discoverHotPaths(discovery),
     metrics,
     pipeline,
+    new BodyGate(pipeline, app.get<GatewayConfig>(gatewayConfig.KEY)),
   );
   return app;
 }

@@ -1,6 +1,8 @@
+import { ArgumentValidator } from './arguments';
 import type { TemplateProblem } from './errors';
+import { argumentsSchema } from './json-schema';
 import { isIdentityParam } from './identity';
-import type { ReportMetadata } from './report';
+import type { ReportFilter, ReportMetadata } from './report';
 import {
   FIELD_TYPES,
   FILTER_TYPES,
@@ -51,9 +53,15 @@ export function reportProblems(report: ReportMetadata): TemplateProblem[] {
     }
     if (filter.type === 'enum' && (!filter.enumValues || filter.enumValues.length === 0)) {
       add('filters', `enum filter "${filter.name}" needs enum_values`);
+    } else {
+      const badDefault = defaultProblem(filter);
+      if (badDefault) add('filters', badDefault);
     }
   }
+  const fieldNames = new Set<string>();
   for (const field of report.fields) {
+    if (fieldNames.has(field.name)) add('fields', `field "${field.name}" is declared twice`);
+    fieldNames.add(field.name);
     if (!(FIELD_TYPES as readonly string[]).includes(field.type)) {
       add(
         'fields',
@@ -63,7 +71,57 @@ export function reportProblems(report: ReportMetadata): TemplateProblem[] {
   }
   searchTextProblems('synonyms', report.synonyms, MAX_SYNONYMS, add);
   searchTextProblems('example_questions', report.exampleQuestions, MAX_EXAMPLE_QUESTIONS, add);
+  const nul = nulCharacterAt(report);
+  if (nul)
+    add(
+      nul.split('.')[0],
+      `${nul} contains a NUL character (\\u0000), which Postgres text cannot hold`,
+    );
   return problems;
+}
+
+/**
+ * A default that a caller could not have sent breaks every call that omits the filter, so it
+ * passes the same check as an argument (an integer must also be exact: at most 2^53 - 1).
+ */
+function defaultProblem(filter: ReportFilter): string | undefined {
+  const value = filter.defaultValue;
+  if (value === null || value === undefined) return undefined;
+  if (!(FILTER_TYPES as readonly string[]).includes(filter.type)) return undefined;
+  const bare = { ...filter, defaultValue: null };
+  const check = new ArgumentValidator(argumentsSchema([bare]), [bare]).check({
+    [filter.name]: value,
+  });
+  if (!check.ok)
+    return `filter "${filter.name}" has a default its own type refuses: ${check.message}`;
+  if (filter.type === 'integer' && !Number.isSafeInteger(value))
+    return `filter "${filter.name}" has a default that is not an exact integer (at most 2^53 - 1): ${String(value)}`;
+  return undefined;
+}
+
+/** The first text of the report holding U+0000, as a field path, or undefined. */
+function nulCharacterAt(report: ReportMetadata): string | undefined {
+  const texts: Array<[string, unknown]> = [
+    ['name', report.name],
+    ['description', report.description],
+    ['sql_template', report.sqlTemplate],
+    ['category', report.category],
+    ...(report.synonyms ?? []).map((t, i): [string, unknown] => [`synonyms.${i}`, t]),
+    ...(report.exampleQuestions ?? []).map((t, i): [string, unknown] => [
+      `example_questions.${i}`,
+      t,
+    ]),
+    ...report.filters.map((f, i): [string, unknown] => [`filters.${i}`, f]),
+    ...report.fields.map((f, i): [string, unknown] => [`fields.${i}`, f]),
+  ];
+  for (const [path, value] of texts) if (holdsNul(value)) return path;
+  return undefined;
+}
+
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.values(value).some(holdsNul);
 }
 
 /** Optional search metadata: a short list of non-empty, short strings. */

@@ -1,17 +1,28 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import type { GatewayConfig } from '../config/gateway.config';
 import type { AuthError } from './token-verifier';
 
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
-/** The gateway's public origin: PUBLIC_URL, else the request's Host (loopback default). */
-export function publicBaseUrl(config: GatewayConfig, headers: IncomingHttpHeaders): string {
+/** The local socket a request arrived on (undefined outside a request). */
+export type ArrivalSocket = Pick<Socket, 'localAddress' | 'localPort'> | undefined;
+
+/**
+ * The gateway's public origin: PUBLIC_URL, else the address the request reached this
+ * instance on (the listening socket's own address and port). Never the request's `Host`
+ * header: a client chooses that freely, and discovery URLs built from it would send other
+ * clients wherever the header pointed.
+ */
+export function publicBaseUrl(config: GatewayConfig, socket: ArrivalSocket): string {
   if (config.publicUrl) return config.publicUrl;
-  const host =
-    typeof headers.host === 'string' && /^[A-Za-z0-9.:[\]-]+$/.test(headers.host)
-      ? headers.host
-      : `${config.host}:${config.port}`;
-  return `http://${host}`;
+  const address = socket?.localAddress?.replace(/^::ffff:(?=\d+\.)/, '');
+  const port = socket?.localPort ?? config.port;
+  return `http://${urlHost(address ?? config.host)}:${port}`;
+}
+
+function urlHost(address: string): string {
+  if (address === '0.0.0.0' || address === '::') return '127.0.0.1';
+  return address.includes(':') ? `[${address}]` : address;
 }
 
 function quoted(value: string): string {

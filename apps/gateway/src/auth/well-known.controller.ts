@@ -21,14 +21,14 @@ export class WellKnownController {
   @ApiOperation({ summary: 'OAuth protected resource metadata (RFC 9728)' })
   @ApiAnswer({ schema: 'ResourceMetadata', errors: [] })
   root(@Req() request: FastifyRequest): object {
-    return resourceMetadata(this.config, publicBaseUrl(this.config, request.headers));
+    return resourceMetadata(this.config, publicBaseUrl(this.config, request.raw.socket));
   }
 
   @Get('mcp')
   @ApiOperation({ summary: 'OAuth protected resource metadata for /mcp (RFC 9728)' })
   @ApiAnswer({ schema: 'ResourceMetadata', errors: [] })
   mcp(@Req() request: FastifyRequest): object {
-    return resourceMetadata(this.config, publicBaseUrl(this.config, request.headers));
+    return resourceMetadata(this.config, publicBaseUrl(this.config, request.raw.socket));
   }
 }
 

@@ -39,6 +39,14 @@ export interface LimitSettings {
   bodyBytes: number;
   /** meta_tool proposals per author per day, all instances together; 0 = no limit */
   proposalsPerAuthorPerDay: number;
+  /** open client connections on this instance; more are closed at once */
+  maxConnections: number;
+  /** time a client has to send its request headers */
+  headersTimeoutMs: number;
+  /** time a client has to send its whole request (headers and body) */
+  requestTimeoutMs: number;
+  /** how long an idle keep-alive connection stays open */
+  keepAliveTimeoutMs: number;
 }
 
 export function reportSettings(env: Env): ReportSettings {
@@ -74,5 +82,9 @@ export function limitSettings(env: Env): LimitSettings {
     tenantConcurrentQueries: integer(env, 'LIMIT_TENANT_CONCURRENT_QUERIES', 0, 0, 1000),
     bodyBytes: integer(env, 'LIMIT_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     proposalsPerAuthorPerDay: integer(env, 'LIMIT_PROPOSALS_PER_AUTHOR_PER_DAY', 0, 0, 100_000),
+    maxConnections: integer(env, 'LIMIT_CONNECTIONS', 2048, 1, 1_000_000),
+    headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
   };
 }

@@ -52,7 +52,7 @@ export class DomainExceptionFilter implements ExceptionFilter {
       const request = host.switchToHttp().getRequest<FastifyRequest>();
       void reply.header(
         'www-authenticate',
-        bearerChallenge(exception, publicBaseUrl(this.config, request.headers)),
+        bearerChallenge(exception, publicBaseUrl(this.config, request.raw.socket)),
       );
     }
     const request = host.switchToHttp().getRequest<FastifyRequest | undefined>();

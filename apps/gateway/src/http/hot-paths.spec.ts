@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import type { Metrics } from '@app/registry';
 import type { FastifyInstance } from 'fastify';
 import type { RequestPipeline } from '../pipeline/request-pipeline';
+import { limitSettings } from '../config/serving.config';
 import { HotPaths } from './hot-paths';
 import type { HotAnswer, HotPath, HotRequest } from './hot-path';
 
@@ -55,7 +56,7 @@ describe('HotPaths front lane for POST', () => {
         return answer(request);
       },
     };
-    const lanes = new HotPaths(LIMIT);
+    const lanes = new HotPaths(limitSettings({ LIMIT_BODY_BYTES: String(LIMIT) }));
     const fastifyHandler = (request: IncomingMessage, response: ServerResponse) => {
       hooks.preParsing({ raw: request }, undefined, request, (_err, payload) => {
         let body = '';

@@ -2,7 +2,9 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Metrics } from '@app/registry';
 import type { FastifyInstance } from 'fastify';
+import type { LimitSettings } from '../config/serving.config';
 import type { RequestPipeline } from '../pipeline/request-pipeline';
+import type { BodyGate } from './body-gate';
 import { splitUrl, tryAnswer, write } from './hot-path';
 import type { Entry, HotPath } from './hot-path';
 import { PostLanes } from './post-lanes';
@@ -22,24 +24,44 @@ export class HotPaths {
   private front: Entry[] = [];
   private posts = new PostLanes([], 0, undefined);
   private pipeline?: RequestPipeline;
+  private gate?: BodyGate;
+  private readonly bodyLimit: number;
 
-  /** `bodyLimit`: Fastify's, so the front reads no body the route would refuse as too large */
-  constructor(private readonly bodyLimit: number) {}
+  /** `limits.bodyBytes`: Fastify's, so the front reads no body the route would refuse */
+  constructor(private readonly limits: LimitSettings) {
+    this.bodyLimit = limits.bodyBytes;
+  }
 
   /**
-   * FastifyAdapter's `serverFactory`: the HTTP server. Every request enters the request
-   * pipeline first (trace id, access log, metrics), then the front lane, then Fastify.
+   * FastifyAdapter's `serverFactory`: the HTTP server, with the connection limits (docs/
+   * operations.md). Every request enters the request pipeline first (trace id, access log,
+   * metrics), then the body gate (a request with a body waits for its token's verdict),
+   * then the front lane, then Fastify.
    */
   readonly serverFactory = (
     handler: (request: IncomingMessage, response: ServerResponse) => void,
-  ): Server =>
-    createServer((request, response) => {
-      const next = () => {
-        if (!this.tryFront(request, response, handler)) handler(request, response);
-      };
-      if (this.pipeline) this.pipeline.run(request, response, next);
-      else next();
-    });
+  ): Server => {
+    const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = this.limits;
+    const server = createServer(
+      {
+        requestTimeout: requestTimeoutMs,
+        headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
+        // how often Node looks for connections past those timeouts (its default is 30 s)
+        connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+      },
+      (request, response) => {
+        const next = () => {
+          if (!this.tryFront(request, response, handler)) handler(request, response);
+        };
+        const gated = this.gate ? () => this.gate?.admit(request, response, next) : next;
+        if (this.pipeline) this.pipeline.run(request, response, gated);
+        else gated();
+      },
+    );
+    server.keepAliveTimeout = keepAliveTimeoutMs;
+    server.maxConnections = maxConnections;
+    return server;
+  };
 
   /** Called once the app exists (the hot paths are its providers), before it listens. */
   install(
@@ -47,8 +69,11 @@ export class HotPaths {
     paths: readonly HotPath[],
     metrics: Metrics,
     pipeline: RequestPipeline,
+    /** authentication before a body is read (the app always has one) */
+    gate?: BodyGate,
   ): void {
     this.pipeline = pipeline;
+    this.gate = gate;
     pipeline.install(fastify);
     metrics.describe(
       'gateway_hot_path_responses_total',

@@ -1,25 +1,3 @@
-import type { FastifyInstance } from 'fastify';
-
-/**
- * The official Python SDK closes a session with `DELETE /mcp` carrying
- * `Content-Type: application/json` and no body; Fastify would refuse that empty JSON body
- * before the route runs, and the session would stay open. A DELETE on /mcp without a body
- * is read as what it is: no body.
- */
-export function installMcpRequestRules(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (request, _reply, done) => {
-    if (
-      request.method === 'DELETE' &&
-      /^\/mcp(?:\?|$)/.test(request.url) &&
-      !request.headers['transfer-encoding'] &&
-      (request.headers['content-length'] === undefined || request.headers['content-length'] === '0')
-    ) {
-      delete request.headers['content-type'];
-    }
-    done();
-  });
-}
-
 /** A JSON-RPC request whose params the tools/call schema cannot accept: answered with -32602. */
 export function invalidToolCallParams(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;

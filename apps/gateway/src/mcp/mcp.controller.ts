@@ -10,6 +10,7 @@ import { refuseMcp } from '../errors';
 import { requestedContext } from '../pipeline/business-context';
 import type { GatewayConfig } from '../config/gateway.config';
 import { invalidToolCallParams, isJsonRpcMessage } from './mcp-request-rules';
+import { McpOrigins } from './mcp-origin';
 import { McpSessions, ownerOf, SessionOwnerError } from './mcp-sessions.service';
 import { requestAuth } from './mcp-server.factory';
 import { releaseAnsweredJson } from './sdk-json-mappings';
@@ -25,11 +26,15 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 @UseGuards(AuthGuard)
 @Controller('mcp')
 export class McpController {
+  private readonly origins: McpOrigins;
+
   constructor(
     private readonly sessions: McpSessions,
     private readonly catalog: CatalogService,
-    @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
-  ) {}
+    @Inject(gatewayConfig.KEY) config: GatewayConfig,
+  ) {
+    this.origins = new McpOrigins(config.mcp.allowedOrigins, config.publicUrl);
+  }
 
   @All()
   @ApiExcludeEndpoint()
@@ -38,14 +43,8 @@ export class McpController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const origin = request.headers.origin;
-    if (origin !== undefined && !this.config.mcp.allowedOrigins.includes(origin)) {
-      return refuseMcp(
-        reply,
-        'ORIGIN_NOT_ALLOWED',
-        `origin ${origin} is not allowed; add it to MCP_ALLOWED_ORIGINS`,
-      );
-    }
+    const refusal = this.origins.refusal(request.headers);
+    if (refusal !== undefined) return refuseMcp(reply, 'ORIGIN_NOT_ALLOWED', refusal);
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string')
       return this.continueSession(sessionId, principal, request, reply);
