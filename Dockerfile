@@ -25,5 +25,5 @@ RUN mkdir -p /app/.data && chown -R node:node /app/.data
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=5s --timeout=2s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:3000/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "dist/apps/gateway/src/main.js"]

@@ -9,7 +9,15 @@ import { CHROMIUM } from './chromium-path';
 
 export { CHROMIUM };
 
-export const SCREENSHOTS = path.resolve(__dirname, '../../docs/console');
+/**
+ * Where screenshots go: an ignored folder, so a test run never rewrites tracked files. The
+ * pictures in docs/console are updated on purpose: `UPDATE_DOCS_SCREENSHOTS=1 npm run
+ * test:browser` writes there instead.
+ */
+export const SCREENSHOTS = path.resolve(
+  __dirname,
+  process.env.UPDATE_DOCS_SCREENSHOTS === '1' ? '../../docs/console' : '../../.data/screenshots',
+);
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({

@@ -59,6 +59,7 @@ describe('Redis down or unreachable', () => {
 
   it('keeps lists and calls working from memory and Postgres, counts the errors, and uses L2 again once Redis is back', async () => {
     expect((await listNames(gw, alice)).status).toBe(200);
+    expect(await (await gw.request('/readyz')).json()).toMatchObject({ redis: 'up' });
     await redis.stop();
     // a list nobody asked for yet needs L2 (miss), then Postgres: it must still work
     const finance = await listNames(gw, fiona);
@@ -69,6 +70,9 @@ describe('Redis down or unreachable', () => {
     expect(call.status).toBe(200);
     expect(call.body.is_error).toBe(false);
     expect(await metric(gw, 'gateway_l2_errors_total')).toBeGreaterThan(0);
+    const ready = await gw.request('/readyz');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', redis: 'reconnecting' });
 
     await redis.start();
     const probe = new Redis(redis.url);
@@ -106,6 +110,10 @@ describe('Redis unreachable from the start', () => {
     try {
       expect((await listNames(gw, alice)).names).toContain('query_report_sales_by_region');
       expect((await callSales(gw)).body.is_error).toBe(false);
+      // ready (Redis is not required), and /readyz says Redis is not there
+      const ready = await gw.request('/readyz');
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ status: 'ready', redis: 'reconnecting' });
     } finally {
       await gw.close();
     }

@@ -117,6 +117,19 @@ describe('one request pipeline: trace ids, access log, metrics (e2e)', () => {
   });
   afterAll(() => gw.close());
 
+  it('says at start which database and Redis it uses, without their passwords', async () => {
+    const lines = logs.lines.map((l) => String(l.msg));
+    expect(lines.some((m) => m.startsWith('using Postgres at postgres://'))).toBe(true);
+    // this instance runs without Redis: the start log says so, and so does /readyz
+    expect(lines).toContain('REDIS_URL is not set: no shared (L2) cache, memory and Postgres only');
+    expect(await (await gw.request('/readyz')).json()).toMatchObject({
+      status: 'ready',
+      database: 'up',
+      catalog_listener: 'up',
+      redis: 'off',
+    });
+  });
+
   it('applies the pipeline to a warm list answered by the fast lane: trace id, access log line, histogram', async () => {
     const token = await mintToken(alice);
     const get = () =>

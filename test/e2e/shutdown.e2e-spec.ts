@@ -136,4 +136,50 @@ describe('graceful shutdown on SIGTERM (e2e, child process)', () => {
     expect(output).toContain('shutdown: in-flight requests finished');
     expect(output).toContain('shutdown: closed');
   }, 120_000);
+
+  it('SIGTERM to `npm start` reaches the gateway: it drains and exits, nothing keeps serving', async () => {
+    const port = await PrivateRedis.freePort();
+    const base = `http://127.0.0.1:${port}`;
+    // npm itself, as a process manager would start it; prestart finds dist up to date
+    const npm = spawn('npm', ['start'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        NODE_ENV: 'test',
+        PORT: String(port),
+        DATABASE_URL: db.url,
+        AUTH_JWT_SECRET: TEST_JWT_SECRET,
+        LOG_LEVEL: 'info',
+        LOG_FORMAT: 'pretty',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    npm.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const npmExited = new Promise<number | null>((resolve) => npm.once('exit', resolve));
+    try {
+      await eventually(
+        async () => {
+          const res = await fetch(`${base}/readyz`);
+          if (res.status !== 200) throw new Error(`readyz ${res.status}`);
+        },
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+      npm.kill('SIGTERM');
+      await npmExited;
+      // the gateway got the signal too: it logged its drain and no longer listens
+      await eventually(async () => {
+        const state = await fetch(`${base}/healthz`).then(
+          (res) => `still serving (${res.status})`,
+          () => 'gone',
+        );
+        if (state !== 'gone') throw new Error(state);
+      });
+      expect(output).toContain('shutdown: draining');
+    } finally {
+      if (npm.exitCode === null) npm.kill('SIGKILL');
+    }
+  }, 120_000);
 });

@@ -56,7 +56,7 @@ describe('faults: Redis down, slow or answering garbage', () => {
     await proxy.start();
     const prefix = `faults-redis-${Date.now()}-${Math.random().toString(16).slice(2, 8)}`;
     const gw = await startGateway(
-      { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: prefix },
+      { REDIS_URL: `redis://127.0.0.1:${proxy.port}${target.pathname}`, REDIS_KEY_PREFIX: prefix },
       database,
     );
     await listedTools(gw, root);

@@ -13,7 +13,9 @@ export interface TestServers {
 }
 
 const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
-const LOCAL_REDIS = 'redis://127.0.0.1:6379';
+// a database number of the suite's own, so a run never touches db 0 of a Redis that also
+// serves other work (every key the suite writes also carries a prefix of its own)
+const LOCAL_REDIS = 'redis://127.0.0.1:6379/13';
 
 function reachable(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);

@@ -6,7 +6,7 @@ import type { OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { databaseConfig, redisConfig } from '../config/namespaces';
 import type { DatabaseSettings, RedisSettings } from '../config/namespaces';
-import { openDatabase } from './open-database';
+import { openDatabase, withoutPassword } from './open-database';
 
 /**
  * The connections only: Postgres (or the embedded PGlite) and the optional Redis, from the
@@ -36,6 +36,9 @@ import { openDatabase } from './open-database';
           );
           return null;
         }
+        new Logger('SharedCache').log(
+          `using Redis at ${withoutPassword(settings.redisUrl)} (key prefix ${settings.redisKeyPrefix}:): shared L2 cache, limits and MCP sessions; /readyz reports its state`,
+        );
         // No offline queue: while Redis is down a call fails at once and the cache steps aside.
         // A command timeout: a Redis that is up but does not answer (overloaded, a half-open
         // connection) is a miss after a second too, not a request that waits for it.

@@ -18,7 +18,7 @@ export interface OpenedDatabase {
 export async function openDatabase(settings: DatabaseSettings): Promise<OpenedDatabase> {
   if (settings.databaseUrl) {
     const handle = connectPostgres(settings.databaseUrl, settings.dbPoolSize);
-    return { handle, description: `Postgres at ${redact(settings.databaseUrl)}` };
+    return { handle, description: `Postgres at ${withoutPassword(settings.databaseUrl)}` };
   }
   const dir = path.resolve(settings.dataDir, 'pglite');
   await writableDirectory(dir, 'DATA_DIR');
@@ -77,7 +77,8 @@ async function writableDirectory(dir: string, setting: string): Promise<void> {
   }
 }
 
-function redact(url: string): string {
+/** A connection URL fit for a log line: the password replaced. */
+export function withoutPassword(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
   return parsed.toString();

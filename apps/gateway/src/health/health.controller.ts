@@ -19,7 +19,7 @@ import { schemaRef } from '../http/openapi-schemas';
 export class HealthController {
   constructor(
     @Inject(DATABASE) private readonly database: DatabaseHandle,
-    @Inject(REDIS) redis: Redis | null,
+    @Inject(REDIS) private readonly redis: Redis | null,
     private readonly metrics: Metrics,
     private readonly store: CatalogStore,
     private readonly pipeline: RequestPipeline,
@@ -47,7 +47,9 @@ export class HealthController {
   /**
    * Ready when the database answers `SELECT 1` (on a connection of its own, not behind
    * queued report queries) within 2 s, under HAProxy's 3 s check timeout, and shutdown has
-   * not begun. Slow is not down: an unreachable database refuses or resets at once.
+   * not begun. Slow is not down: an unreachable database refuses or resets at once. Redis
+   * and the catalog listener are reported, not required: without them the gateway serves
+   * in its documented degraded modes (docs/faults.md).
    */
   @Get('readyz')
   @ApiOperation({ summary: 'Ready: the database answers and shutdown has not begun' })
@@ -63,6 +65,7 @@ export class HealthController {
       status: ok ? 'ready' : 'not ready',
       database: ok ? 'up' : 'unreachable',
       catalog_listener: this.store.isListening ? 'up' : 'reconnecting',
+      redis: redisState(this.redis),
     });
   }
 
@@ -88,6 +91,12 @@ export class HealthController {
     }
     await reply.header('content-type', this.metrics.contentType).send(await this.metrics.render());
   }
+}
+
+/** Redis as /readyz reports it: not configured, connected, or (re)connecting. */
+function redisState(redis: Redis | null): 'off' | 'up' | 'reconnecting' {
+  if (!redis) return 'off';
+  return redis.status === 'ready' ? 'up' : 'reconnecting';
 }
 
 /** Whether a scrape may read /metrics: no token configured, or the right bearer token. */

@@ -206,6 +206,7 @@ const OTHERS: Record<string, Schema> = {
       status: { type: 'string', enum: ['ready', 'not ready'] },
       database: str,
       catalog_listener: str,
+      redis: { type: 'string', enum: ['off', 'up', 'reconnecting'] },
       reason: str,
     },
     ['status'],
