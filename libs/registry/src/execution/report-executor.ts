@@ -34,7 +34,7 @@ export class ReportExecutor {
     @Inject(DATABASE) private readonly database: DatabaseHandle,
     @Inject(REGISTRY_OPTIONS) private readonly options: RegistryOptions,
     /** tenant data sources (issue #30); absent in specs that run reports here only */
-    @Optional() private readonly sources: DatasourcePools | null = null,
+    @Optional() @Inject(DatasourcePools) private readonly sources: DatasourcePools | null = null,
   ) {}
 
   async call(
