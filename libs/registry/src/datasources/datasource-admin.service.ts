@@ -76,7 +76,8 @@ export class DatasourceAdminService {
     const parsed = parseDatasourceDocument(input);
     if (!parsed.ok) throw invalid(parsed.problems);
     const doc: DatasourceDocument = parsed.document;
-    const problems = await loginProblems(doc, this.pools.connectTimeoutMs);
+    // not a call: a registration may wait longer for a server to answer than a call does
+    const problems = await loginProblems(doc, Math.max(this.pools.connectTimeoutMs, 5000));
     if (problems.length > 0) throw invalid(problems);
     const replicas = doc.replicas ?? [];
     const created = await this.repository.upsert(admin.tenantId, {

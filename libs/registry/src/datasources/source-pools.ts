@@ -92,6 +92,7 @@ export class DatasourcePools implements OnModuleDestroy {
             set(stats?.waiting ?? 0, { ...labels, state: 'waiting' });
           }
       },
+      ['tenant', 'source', 'endpoint', 'state'],
     );
     metrics.gaugeCollected(
       'gateway_datasource_breaker_open',
@@ -105,6 +106,7 @@ export class DatasourcePools implements OnModuleDestroy {
               endpoint: e.label,
             });
       },
+      ['tenant', 'source', 'endpoint'],
     );
   }
 
