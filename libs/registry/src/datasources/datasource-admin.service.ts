@@ -22,6 +22,8 @@ export interface DatasourceView {
   pool_max: number;
   statement_timeout_ms: number | null;
   updated_at: string;
+  /** false after a key change until the source is PUT again (docs/operations.md) */
+  sealed_with_current_key: boolean;
   health: {
     reachable: boolean;
     latency_ms: number | null;
@@ -138,6 +140,7 @@ export class DatasourceAdminService {
       pool_max: s.poolMax,
       statement_timeout_ms: s.statementTimeoutMs,
       updated_at: s.updatedAt,
+      sealed_with_current_key: this.pools.box.isCurrent(s.sealedConnection),
       health: {
         reachable: endpoints.some((e) => e.reachable),
         latency_ms: primary.latency_ms,
