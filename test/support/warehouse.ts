@@ -67,13 +67,25 @@ function startCluster(): void {
 export async function warehouseAdminUrl(): Promise<string> {
   if (process.env.TEST_WAREHOUSE_URL) return process.env.TEST_WAREHOUSE_URL;
   if (!(await reachable(WAREHOUSE_PORT))) {
-    startCluster();
-    await eventually(
-      async () => {
-        if (!(await reachable(WAREHOUSE_PORT))) throw new Error('warehouse not up yet');
-      },
-      { timeoutMs: 30_000 },
-    );
+    // Test files run in parallel: another may be creating or starting the cluster right now,
+    // and then these commands fail ("already exists", "already running"). What counts is that
+    // the server answers soon after; only if it does not is the failure reported.
+    let failure: unknown;
+    try {
+      startCluster();
+    } catch (err) {
+      failure = err;
+    }
+    try {
+      await eventually(
+        async () => {
+          if (!(await reachable(WAREHOUSE_PORT))) throw new Error('warehouse not up yet');
+        },
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+    } catch (err) {
+      throw failure ?? err;
+    }
   }
   return `postgres://postgres:${SUPERUSER_PASSWORD}@127.0.0.1:${WAREHOUSE_PORT}/postgres`;
 }
