@@ -47,6 +47,27 @@ export interface DatasourcesTable {
   allowed_tables: string[];
 }
 
+/** A connection as the API shows it: the URL without its password. */
+export interface ShownConnection {
+  url: string;
+  replicas: string[];
+}
+
+/** A tenant's own Postgres server (issue #30); the URLs with passwords only encrypted. */
+export interface TenantDatasourcesTable {
+  tenant_id: string;
+  name: string;
+  /** AES-256-GCM of the JSON `{url, replicas}` (see libs/registry datasources/secret-box.ts) */
+  connection_secret: string;
+  connection_shown: ColumnType<ShownConnection, string, string>;
+  data_schema: string;
+  allowed_tables: string[];
+  pool_max: Generated<number>;
+  statement_timeout_ms: ColumnType<number | null, number | null | undefined, number | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export type ReportStatus = 'active' | 'disabled';
 
 export interface ReportsTable {
@@ -68,6 +89,8 @@ export interface ReportsTable {
   statement_timeout_ms: ColumnType<number | null, number | null | undefined, number | null>;
   max_rows: ColumnType<number | null, number | null | undefined, number | null>;
   max_result_bytes: ColumnType<number | null, number | null | undefined, number | null>;
+  /** the tenant data source the report runs on; NULL: the tenant's schema here */
+  datasource: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A removed report: the catalog version its removal claimed. */
@@ -233,6 +256,7 @@ export interface DB {
   database_identity: DatabaseIdentityTable;
   tenants: TenantsTable;
   datasources: DatasourcesTable;
+  tenant_datasources: TenantDatasourcesTable;
   reports: ReportsTable;
   report_removals: ReportRemovalsTable;
   report_filters: ReportFiltersTable;

@@ -193,3 +193,46 @@ async function pgListen(
     await client.end().catch(() => undefined);
   };
 }
+
+/** A bounded pool on a tenant's own Postgres server (issue #30): guarded reads only. */
+export interface ReadPool {
+  guardedRead(request: GuardedReadRequest): Promise<GuardedReadResult>;
+  /** one connection for the callback (probes and checks the gateway writes itself) */
+  withSession<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
+  stats(): { total: number; idle: number; waiting: number; max: number };
+  end(): Promise<void>;
+}
+
+export interface ReadPoolOptions {
+  max: number;
+  /** a connection not made within this long fails (and so does a wait for a free one) */
+  connectTimeoutMs: number;
+  /** an idle connection is closed after this long */
+  idleTimeoutMs: number;
+  applicationName: string;
+}
+
+/** A ReadPool on the server at `url` (the URL holds the login; it is never logged here). */
+export function openReadPool(url: string, options: ReadPoolOptions): ReadPool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    idleTimeoutMillis: options.idleTimeoutMs,
+    application_name: options.applicationName,
+    types: pgTypes,
+  });
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return {
+    guardedRead: guardedReader(pool, STATEMENTS_PER_CONNECTION),
+    withSession: (fn) => pgSession(pool, fn),
+    stats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: options.max,
+    }),
+    end: () => pool.end().catch(() => undefined),
+  };
+}

@@ -8,6 +8,7 @@ import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { MCP_ACCEPT, MCP_INITIALIZE } from '../support/mcp';
 import { TcpProxy } from '../support/tcp-proxy';
 import { createTestDatabase } from '../support/test-database';
+import { createWarehouseDatabase } from '../support/warehouse';
 import type { TestDatabase } from '../support/test-database';
 
 const alice: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] };
@@ -314,6 +315,69 @@ describe('logs never hold a token, a secret, an argument value or a row (e2e)', 
         expect(line.trace_id).toMatch(HEX32);
     } finally {
       await gw.close();
+    }
+  });
+});
+
+describe('logs never hold a data source password (e2e, issue #30)', () => {
+  it('scans every line of a refused and an accepted registration, calls, health and a rotation', async () => {
+    const wh = await createWarehouseDatabase(`CREATE SCHEMA sales;
+      CREATE TABLE sales.orders (id integer PRIMARY KEY, region text);
+      INSERT INTO sales.orders VALUES (1, 'north');`);
+    const logs = logCapture();
+    const key = randomBytes(32).toString('base64');
+    const gw = await startGateway({ LOG_LEVEL: 'trace', DATASOURCE_KEY: key }, undefined, {
+      logDestination: logs,
+    });
+    try {
+      const admin: TokenClaims = { tenant: 'acme', user: 'root', roles: ['admin'] };
+      const writer = await wh.login((r) => [`GRANT INSERT ON sales.orders TO ${r}`]);
+      const reader = await wh.login((r) => [
+        `GRANT USAGE ON SCHEMA sales TO ${r}`,
+        `GRANT SELECT ON sales.orders TO ${r}`,
+      ]);
+      const put = (url: string) =>
+        gw.request('/v1/admin/datasources/wh', {
+          method: 'PUT',
+          as: admin,
+          json: { url, schema: 'sales', tables: ['orders'] },
+        });
+      expect((await put(writer.url)).status).toBe(422);
+      expect((await put(reader.url)).status).toBe(201);
+      const report = await gw.request('/v1/admin/reports/wh_orders', {
+        method: 'PUT',
+        as: admin,
+        json: {
+          name: 'Warehouse orders',
+          description: 'Orders from the warehouse.',
+          sql_template: 'SELECT o.id, o.region FROM orders o',
+          category: 'sales',
+          datasource: 'wh',
+        },
+      });
+      expect(report.status).toBe(201);
+      const called = await gw.request('/v1/tools/query_report_wh_orders/call', {
+        method: 'POST',
+        as: alice,
+        json: { arguments: {} },
+      });
+      expect(((await called.json()) as { is_error: boolean }).is_error).toBe(false);
+      await gw.request('/v1/admin/datasources', { as: admin });
+      // a bad password: the login is refused, its error logged nowhere with the password
+      const wrong = new URL(reader.url);
+      wrong.password = `wrong-${randomBytes(6).toString('hex')}`;
+      expect((await put(wrong.toString())).status).toBe(422);
+      await eventually(async () => {
+        if (logs.lines.filter((l) => l.msg === 'request').length < 6)
+          throw new Error('waiting for the access log lines');
+      });
+      const all = logs.raw.join('\n');
+      for (const url of [writer.url, reader.url, wrong.toString()])
+        expect(all).not.toContain(new URL(url).password);
+      expect(all).not.toContain(key);
+    } finally {
+      await gw.close();
+      await wh.drop();
     }
   });
 });

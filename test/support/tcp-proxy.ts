@@ -35,6 +35,11 @@ export class TcpProxy {
     return this.port;
   }
 
+  /** answers held back right now (delay mode): a request the server has already answered */
+  get held(): number {
+    return this.timers.size;
+  }
+
   get listening(): boolean {
     return this.server !== undefined;
   }

@@ -6,7 +6,10 @@ export type RegistryErrorCode =
   | 'REPORT_NOT_FOUND'
   | 'INVALID_REPORT'
   | 'FORBIDDEN'
-  | 'DATABASE_UNAVAILABLE';
+  | 'DATABASE_UNAVAILABLE'
+  | 'DATASOURCE_NOT_FOUND'
+  | 'INVALID_DATASOURCE'
+  | 'DATASOURCE_IN_USE';
 
 export class RegistryError extends Error {
   constructor(

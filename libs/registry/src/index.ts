@@ -37,7 +37,7 @@ export {
   TOOL_AUTHOR_ROLE,
 } from './catalog/generated-tools';
 export type { GeneratedToolRunner } from './catalog/generated-tools';
-export { templateProblems } from './catalog/template-check';
+export { reportScope, templateProblems } from './catalog/template-check';
 export type { DatasourceScope } from './catalog/template-check';
 export { SharedCache } from './catalog/shared-cache';
 
@@ -83,3 +83,14 @@ export type { CallBucket } from './execution/call-activity';
 export { ReportAdminService } from './admin/report-admin.service';
 export type { AdminReportView, ReportStatusView } from './admin/report-admin.service';
 export { ReportRepository } from './admin/report.repository';
+
+// tenant data sources (issue #30)
+export { DatasourceAdminService } from './datasources/datasource-admin.service';
+export type { DatasourceView } from './datasources/datasource-admin.service';
+export { DatasourcePools } from './datasources/source-pools';
+export type { EndpointHealth } from './datasources/source-pools';
+export { DatasourceRepository } from './datasources/datasource.repository';
+export { DEFAULT_DATASOURCE_OPTIONS } from './datasources/datasource-options';
+export type { DatasourceOptions } from './datasources/datasource-options';
+export { parseDatasourceKey, SecretBox } from './datasources/secret-box';
+export { DatasourceUnavailableError } from './datasources/datasource-unavailable';

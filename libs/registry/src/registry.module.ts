@@ -10,6 +10,9 @@ import { CatalogChangeFeed } from './catalog/change-feed';
 import { ReportAdmission } from './catalog/report-admission';
 import { CatalogRepository } from './catalog/catalog.repository';
 import { CatalogService } from './listing/catalog.service';
+import { DatasourceAdminService } from './datasources/datasource-admin.service';
+import { DatasourceRepository } from './datasources/datasource.repository';
+import { DatasourcePools } from './datasources/source-pools';
 import { Metrics } from './metrics';
 import { ReportAdminService } from './admin/report-admin.service';
 import { ReportExecutor } from './execution/report-executor';
@@ -28,6 +31,9 @@ const SERVICES = [
   CatalogRepository,
   CatalogService,
   CatalogStore,
+  DatasourceAdminService,
+  DatasourcePools,
+  DatasourceRepository,
   Metrics,
   ReportAdminService,
   ReportAdmission,

@@ -1,3 +1,5 @@
+import type { DatasourceOptions } from './datasources/datasource-options';
+
 /** Injection tokens the gateway provides to the registry. */
 export const DATABASE = Symbol('DATABASE');
 export const REDIS = Symbol('REDIS');
@@ -14,6 +16,8 @@ export interface RegistryOptions {
   cacheTtlSeconds: number;
   /** while the LISTEN connection is down, a tenant's version is re-read after this long */
   staleAfterMs: number;
+  /** tenant data sources (issue #30); absent: no key, default limits */
+  datasources?: Partial<DatasourceOptions>;
 }
 
 export const DEFAULT_REGISTRY_OPTIONS: RegistryOptions = {

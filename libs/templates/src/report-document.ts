@@ -29,6 +29,8 @@ export interface ReportDocument {
   /** optional, for tool search */
   synonyms?: string[];
   example_questions?: string[];
+  /** optional: the tenant data source the report runs on */
+  datasource?: string;
 }
 
 const SEARCH_TEXTS = (max: number) => ({
@@ -52,6 +54,7 @@ export const REPORT_DOCUMENT_SCHEMA = {
     status: { enum: ['active', 'disabled'] },
     synonyms: SEARCH_TEXTS(MAX_SYNONYMS),
     example_questions: SEARCH_TEXTS(MAX_EXAMPLE_QUESTIONS),
+    datasource: NAME,
     filters: {
       type: 'array',
       maxItems: 50,
@@ -136,6 +139,7 @@ export function parseReportDocument(
       version: 0,
       ...(doc.synonyms ? { synonyms: doc.synonyms } : {}),
       ...(doc.example_questions ? { exampleQuestions: doc.example_questions } : {}),
+      ...(doc.datasource ? { datasource: doc.datasource } : {}),
       filters: (doc.filters ?? []).map((f) => ({
         name: f.name,
         type: f.type,
@@ -166,6 +170,7 @@ export function toReportDocument(
     status,
     ...(metadata.synonyms ? { synonyms: metadata.synonyms } : {}),
     ...(metadata.exampleQuestions ? { example_questions: metadata.exampleQuestions } : {}),
+    ...(metadata.datasource ? { datasource: metadata.datasource } : {}),
     filters: metadata.filters.map((f) => ({
       name: f.name,
       type: f.type,

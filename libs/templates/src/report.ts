@@ -55,6 +55,8 @@ export interface ReportMetadata {
   exampleQuestions?: string[];
   /** per-report execution limits; absent or null: the gateway-wide settings */
   limits?: ReportLimits;
+  /** the tenant data source (its own Postgres) the report runs on; absent: the tenant's schema */
+  datasource?: string;
 }
 
 export interface ReportLimits {

@@ -2,6 +2,8 @@ import { registerAs } from '@nestjs/config';
 import type { ConfigType } from '@nestjs/config';
 import { authSettings } from './auth.config';
 import type { AuthSettings, NodeEnv } from './auth.config';
+import { datasourceSettings } from './datasource.config';
+import type { DatasourceSettings } from './datasource.config';
 import { ConfigError, integer, url } from './env';
 import type { Env } from './env';
 import { mcpSettings } from './mcp.config';
@@ -17,6 +19,7 @@ export { ConfigError } from './env';
 export { LOG_LEVELS } from './observability.config';
 export type { LogLevel } from './observability.config';
 export type * from './auth.config';
+export type * from './datasource.config';
 export type * from './mcp.config';
 export type * from './meta-tool.config';
 export type * from './observability.config';
@@ -53,6 +56,8 @@ export interface GatewaySettings {
   metrics: MetricsSettings;
   tracing: TracingSettings;
   limits: LimitSettings;
+  /** tenant data sources (issue #30): the key sealing their connections, pools, breakers */
+  datasources: DatasourceSettings;
   /** how long SIGTERM waits for in-flight requests before closing anyway */
   shutdownGraceMs: number;
 }
@@ -97,6 +102,7 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
     metrics: metricsSettings(env),
     tracing: tracingSettings(env),
     limits: limitSettings(env),
+    datasources: datasourceSettings(env),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };
 }

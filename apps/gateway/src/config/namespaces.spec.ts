@@ -26,6 +26,8 @@ const env = {
   META_TOOL_POOL_SIZE: '3',
   TOOLS_INLINE_MAX: '12',
   TOOLS_INLINE_COUNT: '4',
+  DATASOURCE_KEY: 'a'.repeat(64),
+  DATASOURCE_CONNECT_TIMEOUT_MS: '900',
 };
 
 describe('config namespaces', () => {
@@ -39,6 +41,15 @@ describe('config namespaces', () => {
       tempFileLimitKb: 256 * 1024,
       cacheTtlSeconds: 60,
       staleAfterMs: 250,
+      datasources: {
+        key: Buffer.alloc(32, 0xaa),
+        previousKeys: [],
+        connectTimeoutMs: 900,
+        connectionBudget: 100,
+        idleCloseMs: 60_000,
+        breakerFailures: 3,
+        breakerCooldownMs: 5000,
+      },
     });
     const metaTool = metaToolConfig.of(settings)();
     expect(metaTool).toEqual({ ...settings.metaTool, directory: path.resolve('relative/tools') });

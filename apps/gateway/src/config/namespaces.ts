@@ -4,6 +4,7 @@ import type { RegistryOptions } from '@app/registry';
 import type { DisclosureOptions } from '@app/selection';
 import { getConfigToken, registerAs } from '@nestjs/config';
 import type { ConfigFactory, ConfigFactoryKeyHost, ConfigObject } from '@nestjs/config';
+import { datasourceKey } from '../datasources/datasource-key';
 import { gatewayConfigOf } from './gateway.config';
 import type { GatewaySettings } from './gateway.config';
 
@@ -44,11 +45,15 @@ export const redisConfig = namespace('redis', (s): RedisSettings => ({
   redisKeyPrefix: s.redisKeyPrefix,
 }));
 
-/** RegistryModule's options: REPORT_*, CACHE_TTL_SECONDS, CATALOG_STALE_AFTER_MS. */
+/** RegistryModule's options: REPORT_*, CACHE_TTL_SECONDS, CATALOG_STALE_AFTER_MS, DATASOURCE_*. */
 export const registryConfig = namespace('registry', (s): RegistryOptions => ({
   ...s.reports,
   cacheTtlSeconds: s.cache.ttlSeconds,
   staleAfterMs: s.cache.staleAfterMs,
+  datasources: {
+    ...s.datasources,
+    key: datasourceKey(s),
+  },
 }));
 
 /** MetaToolModule's options: META_TOOL_*, GENERATED_TOOLS_DIR (made absolute). */

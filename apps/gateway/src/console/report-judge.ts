@@ -1,4 +1,4 @@
-import { templateProblems } from '@app/registry';
+import { reportScope, templateProblems } from '@app/registry';
 import type { TenantCatalog } from '@app/registry';
 import { parseReportDocument, ReportTool, TemplateError } from '@app/templates';
 import type { ReportMetadata, TemplateProblem } from '@app/templates';
@@ -35,7 +35,10 @@ export function judgeReport(catalog: TenantCatalog, id: string, document: unknow
     if (err instanceof TemplateError) return { ok: false, problems: withParts(err.problems) };
     throw err;
   }
-  const problems = templateProblems(parsed.metadata as ReportMetadata, catalog.tenant);
+  const problems = templateProblems(
+    parsed.metadata as ReportMetadata,
+    reportScope(catalog.tenant, parsed.metadata),
+  );
   if (problems.length > 0) return { ok: false, problems: withParts(problems) };
   return { ok: true, tool };
 }

@@ -80,6 +80,17 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   INVALID_REPORT: refusal(422, RPC.invalidRequest, 'admin API: the report document is rejected'),
   INVALID_TEMPLATE: refusal(422, RPC.invalidRequest, 'a SQL template the SQL guard refuses'),
   DATABASE_UNAVAILABLE: refusal(503, RPC.internalError, 'Postgres cannot be reached'),
+  DATASOURCE_NOT_FOUND: refusal(
+    404,
+    RPC.invalidRequest,
+    'admin API: no such data source in the tenant',
+  ),
+  INVALID_DATASOURCE: refusal(
+    422,
+    RPC.invalidRequest,
+    'admin API: a data source refused (bad document, unreachable, a login that can write, a missing table)',
+  ),
+  DATASOURCE_IN_USE: refusal(409, RPC.invalidRequest, 'admin API: a data source reports still use'),
   PROPOSAL_NOT_FOUND: refusal(404, RPC.invalidRequest, 'meta_tool review: no such proposal'),
   PROPOSAL_NOT_PENDING: refusal(409, RPC.invalidRequest, 'meta_tool review: already decided'),
   GENERATED_TOOL_NOT_FOUND: refusal(404, RPC.invalidRequest, 'no such generated tool'),
@@ -111,6 +122,9 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   RESULT_TOO_LARGE: outcome('one page is over the byte cap'),
   QUERY_FAILED: outcome('the database refused a value, or the report is broken (logged)'),
   DATA_UNAVAILABLE: outcome('the database is unreachable during a call'),
+  DATASOURCE_UNAVAILABLE: outcome(
+    "the report's data source is down, slow to connect or its breaker open (only its tenant's calls)",
+  ),
   BUSY: outcome('no sandbox was free within META_TOOL_QUEUE_WAIT_MS'),
   TOOL_FAILED: outcome('a generated tool threw or broke its contract'),
 };

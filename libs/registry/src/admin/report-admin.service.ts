@@ -13,7 +13,7 @@ import { RegistryError } from '../errors';
 import type { Principal } from '../access/principal';
 import { ReportRepository } from './report.repository';
 import type { ReportServingStatus, TenantCatalog } from '../catalog/tenant-catalog';
-import { templateProblems } from '../catalog/template-check';
+import { reportScope, templateProblems } from '../catalog/template-check';
 
 export interface ReportStatusView {
   served: boolean;
@@ -109,7 +109,7 @@ export class ReportAdminService {
       // whatever else the document makes our code throw is the document's problem: a 422
       return [{ rule: 'unreadable', message: `the report could not be read: ${String(err)}` }];
     }
-    return templateProblems(metadata, catalog.tenant);
+    return templateProblems(metadata, reportScope(catalog.tenant, metadata));
   }
 
   /** The caller's tenant, fresh from Postgres, once the caller is known to be its admin. */

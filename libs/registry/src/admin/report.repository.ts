@@ -55,6 +55,7 @@ function reportRows(report: ReportMetadata, status: 'active' | 'disabled'): Repo
       status,
       synonyms: report.synonyms ?? null,
       example_questions: report.exampleQuestions ?? null,
+      datasource: report.datasource ?? null,
     },
     filters: report.filters.map((f) => ({
       name: f.name,

@@ -12,6 +12,18 @@ export interface TenantRecord {
   catalogVersion: number;
   dataSchema: string | null;
   allowedTables: string[];
+  /** the tenant's registered data sources (issue #30) by name: what their reports may read */
+  sources?: Record<string, SourceScope>;
+}
+
+/** A registered data source as the catalog knows it (no connection, no secret). */
+export interface SourceScope {
+  schema: string;
+  tables: string[];
+  /** changes with every write of the source (a new login, a rotated password) */
+  revision: string;
+  /** the source's statement timeout; null: the gateway's */
+  statementTimeoutMs: number | null;
 }
 
 export interface StoredReport {
@@ -98,6 +110,7 @@ export function toStoredReport(
       version: r.version,
       ...(r.synonyms ? { synonyms: r.synonyms } : {}),
       ...(r.example_questions ? { exampleQuestions: r.example_questions } : {}),
+      ...(r.datasource ? { datasource: r.datasource } : {}),
       ...reportLimits(r),
       filters: filters.map(toFilter),
       fields: fields.map((f) => ({

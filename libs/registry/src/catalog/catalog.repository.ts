@@ -82,6 +82,12 @@ export class CatalogRepository {
       .where('t.id', '=', tenantId)
       .executeTakeFirst();
     if (!row) return undefined;
+    const sources = await this.g
+      .selectFrom('tenant_datasources')
+      .select(['name', 'data_schema', 'allowed_tables', 'updated_at', 'statement_timeout_ms'])
+      .where('tenant_id', '=', tenantId)
+      .orderBy('name')
+      .execute();
     return {
       id: row.id,
       name: row.name,
@@ -89,6 +95,21 @@ export class CatalogRepository {
       catalogVersion: Number(row.catalog_version),
       dataSchema: row.data_schema,
       allowedTables: row.allowed_tables ?? [],
+      ...(sources.length > 0
+        ? {
+            sources: Object.fromEntries(
+              sources.map((s) => [
+                s.name,
+                {
+                  schema: s.data_schema,
+                  tables: s.allowed_tables,
+                  revision: new Date(s.updated_at).toISOString(),
+                  statementTimeoutMs: s.statement_timeout_ms,
+                },
+              ]),
+            ),
+          }
+        : {}),
     };
   }
 

@@ -19,14 +19,25 @@ import { VerdictPersistence } from './verdict-persistence';
 import { admitReport } from './tenant-catalog';
 import type { AdmittedReport } from './tenant-catalog';
 import { TemplateVerdicts } from './template-verdicts';
+import { reportScope } from './template-check';
 import type { DatasourceScope } from './template-check';
 
 /** What every report verdict of a tenant depends on besides the report: schema and tables. */
 export function dataScope(tenant: TenantRecord): string {
   return createHash('sha256')
-    .update(`${tenant.dataSchema}|${tenant.allowedTables.join(',')}`)
+    .update(`${tenant.dataSchema}|${tenant.allowedTables.join(',')}|${sourcesScope(tenant)}`)
     .digest('base64url')
     .slice(0, 12);
+}
+
+/** The registered sources' names, schemas and tables (not their revisions: a new password judges nothing again). */
+function sourcesScope(tenant: TenantRecord): string {
+  const sources = tenant.sources ?? {};
+  return JSON.stringify(
+    Object.keys(sources)
+      .sort()
+      .map((name) => [name, sources[name].schema, sources[name].tables]),
+  );
 }
 
 /** A report verdict's memo key: everything the verdict depends on. */
@@ -84,7 +95,8 @@ export class ReportAdmission {
     this.background = new BackgroundJudging(
       {
         preload: (tenant, batch) => this.templates.preload(tenant, batch),
-        judge: (tenant, report) => this.templates.verdict(tenant.id, report, tenant),
+        judge: (tenant, report) =>
+          this.templates.verdict(tenant.id, report, reportScope(tenant, report)),
       },
       metrics,
     );

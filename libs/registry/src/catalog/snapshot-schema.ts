@@ -25,6 +25,18 @@ const snapshotSchema = {
         catalogVersion: { type: 'integer' },
         dataSchema: nullableStr,
         allowedTables: { type: 'array', items: str },
+        sources: {
+          type: 'object',
+          additionalProperties: closed(
+            {
+              schema: str,
+              tables: { type: 'array', items: str },
+              revision: str,
+              statementTimeoutMs: { type: 'integer', nullable: true },
+            },
+            ['schema', 'tables', 'revision', 'statementTimeoutMs'],
+          ),
+        },
       },
       ['id', 'name', 'createdAt', 'catalogVersion', 'dataSchema', 'allowedTables'],
     ),
@@ -43,6 +55,7 @@ const snapshotSchema = {
               sqlTemplate: str,
               category: str,
               version: { type: 'integer' },
+              datasource: str,
               filters: {
                 type: 'array',
                 items: closed(

@@ -1,11 +1,28 @@
 import { declaredParameters, SqlGuard } from '@app/templates';
 import type { ReportMetadata, TemplateProblem } from '@app/templates';
+import type { TenantRecord } from './catalog-records';
 
 const guard = new SqlGuard();
 
 export interface DatasourceScope {
   dataSchema: string | null;
   allowedTables: readonly string[];
+  /** the data source a report names that the tenant has not registered (its scope is empty) */
+  unknownSource?: string;
+}
+
+/**
+ * What a report's template may read: the schema and tables of the data source it names
+ * (issue #30), else the tenant's schema in the gateway's database.
+ */
+export function reportScope(
+  tenant: Pick<TenantRecord, 'dataSchema' | 'allowedTables' | 'sources'>,
+  report: Pick<ReportMetadata, 'datasource'>,
+): DatasourceScope {
+  if (report.datasource === undefined) return tenant;
+  const source = tenant.sources?.[report.datasource];
+  if (!source) return { dataSchema: null, allowedTables: [], unknownSource: report.datasource };
+  return { dataSchema: source.schema, allowedTables: source.tables };
 }
 
 /**
@@ -17,6 +34,13 @@ export function templateProblems(
   report: ReportMetadata,
   scope: DatasourceScope,
 ): TemplateProblem[] {
+  if (scope.unknownSource !== undefined)
+    return [
+      {
+        rule: 'datasource',
+        message: `no data source named "${scope.unknownSource}" is registered for this tenant`,
+      },
+    ];
   if (!scope.dataSchema) return [{ rule: 'datasource', message: 'the tenant has no datasource' }];
   const verdict = guard.check({
     sql: report.sqlTemplate,

@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { templateHash } from './admission-verdicts';
 import type { StoredReport, TenantRecord } from './catalog-records';
 import type { Metrics } from '../metrics';
-import { templateProblems } from './template-check';
+import { reportScope, templateProblems } from './template-check';
 import type { DatasourceScope } from './template-check';
 import type { VerdictPersistence } from './verdict-persistence';
 
@@ -80,7 +80,7 @@ export class TemplateVerdicts {
     const missing: string[] = [];
     for (const stored of batch) {
       if (stored.status === 'disabled') continue;
-      const hash = templateHash(stored.metadata, tenant);
+      const hash = templateHash(stored.metadata, reportScope(tenant, stored.metadata));
       if (!this.templates.has(`${tenant.id}:${hash}`)) missing.push(hash);
     }
     let fresh = 0;

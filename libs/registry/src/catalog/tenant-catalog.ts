@@ -4,7 +4,7 @@ import type { AccessPolicy } from '../access/access-policy';
 import type { GeneratedTool } from './generated-tools';
 import type { ReportSet } from './report-set';
 import type { StoredReport, TenantRecord } from './catalog-records';
-import { templateProblems } from './template-check';
+import { reportScope, templateProblems } from './template-check';
 import type { DatasourceScope } from './template-check';
 
 export type ReportServingStatus =
@@ -57,7 +57,7 @@ function judge(
   if (stored.status === 'disabled')
     return { id, version, status: { served: false, reason: 'disabled' } };
   const tool = new ReportTool(stored.metadata);
-  const problems = problemsOf(stored.metadata, tenant);
+  const problems = problemsOf(stored.metadata, reportScope(tenant, stored.metadata));
   if (problems.length > 0) {
     return {
       id,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ResultTooLargeError } from '@app/db';
+import { DatasourceUnavailableError } from '../datasources/datasource-unavailable';
 import { toolFailure } from './tool-outcome';
 import type { ToolCallOutcome } from './tool-outcome';
 
@@ -31,6 +32,8 @@ export function readFailure(
   logError: (line: string) => void,
 ): ToolCallOutcome {
   if (err instanceof ResultTooLargeError) return tooLarge(name, err.atLeastBytes, true, err.limit);
+  if (err instanceof DatasourceUnavailableError)
+    return toolFailure(name, 'DATASOURCE_UNAVAILABLE', err.message);
   const pgError = err as { code?: string; message?: string };
   const code = typeof pgError.code === 'string' ? pgError.code : '';
   const message = pgError.message ?? '';

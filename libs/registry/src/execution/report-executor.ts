@@ -1,7 +1,10 @@
 import { namedStatement } from '@app/db';
 import type { DatabaseHandle, GuardedReadResult, NamedStatement, SqlResult } from '@app/db';
 import type { ReportTool } from '@app/templates';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { SourceScope } from '../catalog/catalog-records';
+import { DatasourcePools } from '../datasources/source-pools';
+import { DatasourceUnavailableError } from '../datasources/datasource-unavailable';
 import type { Principal } from '../access/principal';
 import type { TenantCatalog } from '../catalog/tenant-catalog';
 import { activeTraceId, withSpan } from '../tracing';
@@ -9,7 +12,7 @@ import { DATABASE, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
 import { readFailure, tooLarge } from './read-failure';
 import { columnsOf, rowObjects } from './result-rows';
-import { CUSTOM_PLANS, sessionLimits, sessionSetup } from './session-setup';
+import { CUSTOM_PLANS, sessionLimits, sessionSetup, sourceSessionSetup } from './session-setup';
 import { toolFailure, toolPage } from './tool-outcome';
 import type { ToolCallOutcome } from './tool-outcome';
 
@@ -24,12 +27,14 @@ export class ReportExecutor {
   /** each report version's statement name, for the tenant it was last run for */
   private readonly statements = new WeakMap<
     ReportTool,
-    { tenantId: string; dataSchema: string; statement: NamedStatement }
+    { tenantId: string; scope: string; statement: NamedStatement }
   >();
 
   constructor(
     @Inject(DATABASE) private readonly database: DatabaseHandle,
     @Inject(REGISTRY_OPTIONS) private readonly options: RegistryOptions,
+    /** tenant data sources (issue #30); absent in specs that run reports here only */
+    @Optional() @Inject(DatasourcePools) private readonly sources: DatasourcePools | null = null,
   ) {}
 
   async call(
@@ -43,7 +48,16 @@ export class ReportExecutor {
     if (!checked.ok) return toolFailure(name, 'INVALID_ARGUMENTS', checked.message);
     // per-report limits from the metadata, else the gateway-wide settings
     const limits = tool.report.limits;
-    const timeoutMs = limits?.statementTimeoutMs ?? this.options.statementTimeoutMs;
+    const sourceName = tool.report.datasource;
+    const source = sourceName === undefined ? undefined : catalog.tenant.sources?.[sourceName];
+    if (sourceName !== undefined && !source)
+      return toolFailure(
+        name,
+        'DATASOURCE_UNAVAILABLE',
+        `the data source "${sourceName}" is not registered`,
+      );
+    const timeoutMs =
+      limits?.statementTimeoutMs ?? source?.statementTimeoutMs ?? this.options.statementTimeoutMs;
     const maxBytes = limits?.maxResultBytes ?? this.options.maxResultBytes;
     const pageSize = Math.min(checked.pageSize, limits?.maxRows ?? checked.pageSize);
     const paged = tool.pagedQuery;
@@ -53,14 +67,29 @@ export class ReportExecutor {
     ];
     let result: GuardedReadResult;
     try {
-      result = await this.read(
-        catalog.tenant,
-        paged.text,
-        values,
-        maxBytes,
-        timeoutMs,
-        this.statementFor(catalog.tenant, tool),
-      );
+      result =
+        source && sourceName !== undefined
+          ? await this.readOnSource(catalog.tenant.id, sourceName, source, {
+              text: paged.text,
+              values,
+              maxBytes,
+              timeoutMs,
+              statement: this.statementFor(
+                catalog.tenant.id,
+                `source:${sourceName}:${source.schema}`,
+                tool,
+              ),
+            })
+          : await this.read(
+              catalog.tenant,
+              paged.text,
+              values,
+              maxBytes,
+              timeoutMs,
+              catalog.tenant.dataSchema
+                ? this.statementFor(catalog.tenant.id, catalog.tenant.dataSchema, tool)
+                : undefined,
+            );
     } catch (err) {
       return readFailure(name, err, timeoutMs, (line) => this.logger.error(line));
     }
@@ -87,25 +116,59 @@ export class ReportExecutor {
    * The named statement a report version runs as for this tenant (ADR 0005): parsed once per
    * pooled connection. Ad hoc SQL (runReadOnly) keeps the unnamed statement.
    */
-  private statementFor(
-    tenant: { id: string; dataSchema: string | null },
-    tool: ReportTool,
-  ): NamedStatement | undefined {
-    const dataSchema = tenant.dataSchema;
-    if (!dataSchema) return undefined;
+  private statementFor(tenantId: string, scope: string, tool: ReportTool): NamedStatement {
     const known = this.statements.get(tool);
-    if (known && known.tenantId === tenant.id && known.dataSchema === dataSchema)
-      return known.statement;
+    if (known && known.tenantId === tenantId && known.scope === scope) return known.statement;
     const { report } = tool;
     const statement = namedStatement(
-      tenant.id,
-      dataSchema,
+      tenantId,
+      scope,
       report.id,
       report.version,
       tool.pagedQuery.text,
     );
-    this.statements.set(tool, { tenantId: tenant.id, dataSchema, statement });
+    this.statements.set(tool, { tenantId, scope, statement });
     return statement;
+  }
+
+  /**
+   * A report on the tenant's own server (issue #30): the same guarded read, in its source's pool,
+   * with the search_path on the source's schema and the registered read-only login.
+   */
+  private readOnSource(
+    tenantId: string,
+    name: string,
+    source: SourceScope,
+    read: {
+      text: string;
+      values: unknown[];
+      maxBytes: number;
+      timeoutMs: number;
+      statement: NamedStatement;
+    },
+  ): Promise<GuardedReadResult> {
+    if (!this.sources)
+      throw new DatasourceUnavailableError(name, 'data sources are not set up here');
+    const session = sourceSessionSetup(
+      source.schema,
+      { ...sessionLimits(this.options), statementTimeoutMs: read.timeoutMs },
+      activeTraceId(),
+    );
+    const attributes = {
+      'db.system': 'postgresql',
+      'gateway.tenant': tenantId,
+      'gateway.datasource': name,
+    };
+    return withSpan('sql', attributes, () =>
+      this.sources!.read(tenantId, name, source.revision, {
+        setup: [...session, CUSTOM_PLANS],
+        text: read.text,
+        values: read.values,
+        maxBytes: read.maxBytes,
+        timeoutMs: read.timeoutMs + 1000,
+        statement: read.statement,
+      }),
+    );
   }
 
   /**

@@ -1,4 +1,4 @@
-import { sessionSetup } from './session-setup';
+import { sessionSetup, sourceSessionSetup } from './session-setup';
 
 const limits = { statementTimeoutMs: 5000, workMemKb: 8192, tempFileLimitKb: 262144 };
 
@@ -51,6 +51,23 @@ describe('sessionSetup with a trace id', () => {
 
   it('refuses a trace id that is not 32 lowercase hex digits', () => {
     expect(() => sessionSetup('acme', 'tenant_acme', limits, "x'; RESET ROLE; --")).toThrow(
+      'refusing to build a session',
+    );
+  });
+});
+
+describe('sourceSessionSetup (a tenant data source, issue #30)', () => {
+  it('is read-only with the timeout and search_path, under the login itself, without temp_file_limit', () => {
+    expect(sourceSessionSetup('public', limits)).toEqual([
+      'BEGIN TRANSACTION READ ONLY',
+      'SET LOCAL search_path TO "public", pg_catalog, pg_temp',
+      'SET LOCAL statement_timeout = 5000',
+      "SET LOCAL work_mem = '8192kB'",
+    ]);
+  });
+
+  it('refuses a schema it did not validate', () => {
+    expect(() => sourceSessionSetup('public"; SET ROLE x; --', limits)).toThrow(
       'refusing to build a session',
     );
   });

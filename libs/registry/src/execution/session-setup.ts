@@ -2,6 +2,8 @@ import { readerRole } from '@app/db';
 import type { RegistryOptions } from '../tokens';
 
 const IDENTIFIER = /^[a-z][a-z0-9_]*$/;
+/** a data schema: a source's may be e.g. `public` or `_staging` */
+const SCHEMA = /^[a-z_][a-z0-9_]*$/;
 
 const DEFAULT_WORK_MEM_KB = 8 * 1024;
 const DEFAULT_TEMP_FILE_LIMIT_KB = 256 * 1024;
@@ -44,10 +46,33 @@ export function sessionSetup(
   limits: SessionLimits,
   traceId?: string,
 ): string[] {
+  return session(dataSchema, limits, traceId, tenantId);
+}
+
+/**
+ * The session on a tenant's own server (issue #30): the same, without SET ROLE (the registered
+ * login is itself read-only, checked at registration) and without temp_file_limit (a setting
+ * only a superuser, or a grant, may change: that server's own limit applies).
+ */
+export function sourceSessionSetup(
+  dataSchema: string,
+  limits: SessionLimits,
+  traceId?: string,
+): string[] {
+  return session(dataSchema, { ...limits, tempFileLimitKb: 0 }, traceId);
+}
+
+function session(
+  dataSchema: string,
+  limits: SessionLimits,
+  traceId: string | undefined,
+  /** the tenant whose reader role the session takes; undefined: the login's own */
+  tenantId?: string,
+): string[] {
   const numbers = [limits.statementTimeoutMs, limits.workMemKb, limits.tempFileLimitKb];
   if (
-    !IDENTIFIER.test(tenantId) ||
-    !IDENTIFIER.test(dataSchema) ||
+    (tenantId !== undefined && !IDENTIFIER.test(tenantId)) ||
+    !SCHEMA.test(dataSchema) ||
     !numbers.every((n) => Number.isSafeInteger(n) && n >= 0) ||
     (traceId !== undefined && !/^[0-9a-f]{32}$/.test(traceId))
   ) {
@@ -63,7 +88,7 @@ export function sessionSetup(
     ...(limits.tempFileLimitKb > 0
       ? [`SET LOCAL temp_file_limit = '${limits.tempFileLimitKb}kB'`]
       : []),
-    `SET LOCAL ROLE "${readerRole(tenantId)}"`,
+    ...(tenantId !== undefined ? [`SET LOCAL ROLE "${readerRole(tenantId)}"`] : []),
     ...(traceId ? [`SET LOCAL application_name = 'gateway trace=${traceId}'`] : []),
   ];
 }

@@ -20,6 +20,7 @@ export type ToolErrorCode =
   | 'RESULT_TOO_LARGE'
   | 'QUERY_FAILED'
   | 'DATA_UNAVAILABLE'
+  | 'DATASOURCE_UNAVAILABLE'
   | 'REFUSED'
   | 'BUSY'
   | 'TOOL_FAILED';

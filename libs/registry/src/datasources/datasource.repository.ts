@@ -1,0 +1,127 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { DatabaseHandle, ShownConnection } from '@app/db';
+import { sql } from 'kysely';
+import { DATABASE } from '../tokens';
+
+/** A registered data source as stored: the connection only sealed (SecretBox). */
+export interface StoredDatasource {
+  name: string;
+  sealedConnection: string;
+  shown: ShownConnection;
+  schema: string;
+  tables: string[];
+  poolMax: number;
+  statementTimeoutMs: number | null;
+  updatedAt: string;
+}
+
+export type DatasourceWrite = Omit<StoredDatasource, 'updatedAt'>;
+
+/** Tenant data sources in the metadata schema. Tenant first, always. */
+@Injectable()
+export class DatasourceRepository {
+  constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
+
+  private get g() {
+    return this.database.db.withSchema('gateway');
+  }
+
+  async list(tenantId: string): Promise<StoredDatasource[]> {
+    const rows = await this.g
+      .selectFrom('tenant_datasources')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .orderBy('name')
+      .execute();
+    return rows.map(toStored);
+  }
+
+  async find(tenantId: string, name: string): Promise<StoredDatasource | undefined> {
+    const row = await this.g
+      .selectFrom('tenant_datasources')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row ? toStored(row) : undefined;
+  }
+
+  /** Creates or replaces the source; returns whether it is new. */
+  async upsert(tenantId: string, source: DatasourceWrite): Promise<boolean> {
+    const values = {
+      connection_secret: source.sealedConnection,
+      connection_shown: JSON.stringify(source.shown),
+      data_schema: source.schema,
+      allowed_tables: source.tables,
+      pool_max: source.poolMax,
+      statement_timeout_ms: source.statementTimeoutMs,
+    };
+    const row = await this.g
+      .insertInto('tenant_datasources')
+      .values({ tenant_id: tenantId, name: source.name, ...values })
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'name']).doUpdateSet({ ...values, updated_at: sql`now()` }),
+      )
+      .returning(sql<boolean>`(xmax = 0)`.as('created'))
+      .executeTakeFirstOrThrow();
+    return row.created;
+  }
+
+  /** Reports of the tenant that name the source (at most `limit`). */
+  async reportsUsing(tenantId: string, name: string, limit = 20): Promise<string[]> {
+    const rows = await this.g
+      .selectFrom('reports')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('datasource', '=', name)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** 'deleted', 'missing', or the ids of reports that still use it (nothing deleted). */
+  async delete(tenantId: string, name: string): Promise<'deleted' | 'missing' | string[]> {
+    return this.database.db.transaction().execute(async (trx) => {
+      const g = trx.withSchema('gateway');
+      const users = await g
+        .selectFrom('reports')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('datasource', '=', name)
+        .orderBy('id')
+        .limit(20)
+        .forShare()
+        .execute();
+      if (users.length > 0) return users.map((u) => u.id);
+      const result = await g
+        .deleteFrom('tenant_datasources')
+        .where('tenant_id', '=', tenantId)
+        .where('name', '=', name)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n ? 'deleted' : 'missing';
+    });
+  }
+}
+
+function toStored(row: {
+  name: string;
+  connection_secret: string;
+  connection_shown: ShownConnection;
+  data_schema: string;
+  allowed_tables: string[];
+  pool_max: number;
+  statement_timeout_ms: number | null;
+  updated_at: string;
+}): StoredDatasource {
+  return {
+    name: row.name,
+    sealedConnection: row.connection_secret,
+    shown: row.connection_shown,
+    schema: row.data_schema,
+    tables: row.allowed_tables,
+    poolMax: row.pool_max,
+    statementTimeoutMs: row.statement_timeout_ms,
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}

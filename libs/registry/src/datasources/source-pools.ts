@@ -1,0 +1,356 @@
+import { openReadPool } from '@app/db';
+import type { GuardedReadRequest, GuardedReadResult, ReadPool } from '@app/db';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { OnModuleDestroy } from '@nestjs/common';
+import { Metrics } from '../metrics';
+import { REGISTRY_OPTIONS } from '../tokens';
+import type { RegistryOptions } from '../tokens';
+import { CircuitBreaker } from './circuit-breaker';
+import type { BreakerState } from './circuit-breaker';
+import { DatasourceRepository } from './datasource.repository';
+import { DEFAULT_DATASOURCE_OPTIONS } from './datasource-options';
+import type { DatasourceOptions, SourceConnection } from './datasource-options';
+import { connectionFailure, DatasourceUnavailableError } from './datasource-unavailable';
+import { SecretBox } from './secret-box';
+import { probeServer } from './source-server.repository';
+
+/** One server of a source: the primary or a replica, its lazily opened pool and its breaker. */
+interface Endpoint {
+  label: string;
+  url: string;
+  pool: ReadPool | undefined;
+  breaker: CircuitBreaker;
+  lastUsed: number;
+}
+
+/** A source as this instance runs it, at one revision of its registration. */
+interface RunningSource {
+  tenantId: string;
+  name: string;
+  revision: string;
+  poolMax: number;
+  /** replicas first (taken round-robin), the primary last */
+  replicas: Endpoint[];
+  primary: Endpoint;
+  next: number;
+}
+
+export interface EndpointHealth {
+  endpoint: string;
+  reachable: boolean;
+  latency_ms: number | null;
+  server_version: string | null;
+  last_error: string | null;
+  circuit: BreakerState;
+  pool: { open: boolean; in_use: number; idle: number; max: number };
+}
+
+/**
+ * One bounded pool per source endpoint per instance (issue #30): opened on the first call,
+ * closed when unused for `idleCloseMs`, all of them within one connection budget. A source that
+ * is down or slow fails only its own calls, at once while its breaker is open; replicas take the
+ * calls round-robin, failing over to the others and then to the primary.
+ */
+@Injectable()
+export class DatasourcePools implements OnModuleDestroy {
+  private readonly logger = new Logger('DatasourcePools');
+  private readonly options: DatasourceOptions;
+  readonly box: SecretBox;
+  private readonly running = new Map<string, RunningSource>();
+  private readonly loading = new Map<string, Promise<RunningSource>>();
+  /** connections counted against the budget: the max of every open pool */
+  private reserved = 0;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly repository: DatasourceRepository,
+    private readonly metrics: Metrics,
+    @Inject(REGISTRY_OPTIONS) registryOptions: RegistryOptions,
+  ) {
+    this.options = { ...DEFAULT_DATASOURCE_OPTIONS, ...registryOptions.datasources };
+    this.box = new SecretBox(this.options.key, this.options.previousKeys);
+    this.sweeper = setInterval(
+      () => this.closeIdle(),
+      Math.max(1000, Math.min(this.options.idleCloseMs, 30_000)),
+    );
+    this.sweeper.unref();
+    metrics.describe('gateway_datasource_calls_total', 'report calls on tenant data sources');
+    metrics.describe(
+      'gateway_datasource_call_seconds',
+      'report calls on tenant data sources: time to rows or failure',
+    );
+    metrics.gaugeCollected(
+      'gateway_datasource_pool_connections',
+      'connections of the tenant data source pools of this instance, by state',
+      (set) => {
+        for (const source of this.running.values())
+          for (const e of [...source.replicas, source.primary]) {
+            const stats = e.pool?.stats();
+            const labels = { tenant: source.tenantId, source: source.name, endpoint: e.label };
+            set(stats ? stats.total - stats.idle : 0, { ...labels, state: 'in_use' });
+            set(stats?.idle ?? 0, { ...labels, state: 'idle' });
+            set(stats?.waiting ?? 0, { ...labels, state: 'waiting' });
+          }
+      },
+      ['tenant', 'source', 'endpoint', 'state'],
+    );
+    metrics.gaugeCollected(
+      'gateway_datasource_breaker_open',
+      '1 while a tenant data source endpoint has its circuit breaker open',
+      (set) => {
+        for (const source of this.running.values())
+          for (const e of [...source.replicas, source.primary])
+            set(e.breaker.state === 'closed' ? 0 : 1, {
+              tenant: source.tenantId,
+              source: source.name,
+              endpoint: e.label,
+            });
+      },
+      ['tenant', 'source', 'endpoint'],
+    );
+  }
+
+  get connectTimeoutMs(): number {
+    return this.options.connectTimeoutMs;
+  }
+
+  /** the connection budget in use (the max of every open pool) */
+  get budgetInUse(): number {
+    return this.reserved;
+  }
+
+  /**
+   * A guarded read on the source: replicas round-robin, then the primary. A connection failure
+   * counts against that endpoint's breaker and the next endpoint is tried (a read can be run
+   * again); any other error (the query's own) is the answer.
+   */
+  async read(
+    tenantId: string,
+    name: string,
+    revision: string,
+    request: GuardedReadRequest,
+  ): Promise<GuardedReadResult> {
+    const started = performance.now();
+    const labels = { tenant: tenantId, source: name };
+    try {
+      const source = await this.source(tenantId, name, revision);
+      const result = await this.onSomeEndpoint(source, (pool) => pool.guardedRead(request));
+      this.metrics.inc('gateway_datasource_calls_total', { ...labels, outcome: 'ok' });
+      return result;
+    } catch (err) {
+      const outcome = err instanceof DatasourceUnavailableError ? 'unavailable' : 'error';
+      this.metrics.inc('gateway_datasource_calls_total', { ...labels, outcome });
+      throw err;
+    } finally {
+      this.metrics.observe(
+        'gateway_datasource_call_seconds',
+        labels,
+        (performance.now() - started) / 1000,
+      );
+    }
+  }
+
+  /** Health of every endpoint of the source: a probe through its pool, unless its breaker is open. */
+  async health(tenantId: string, name: string, revision: string): Promise<EndpointHealth[]> {
+    const source = await this.source(tenantId, name, revision);
+    return Promise.all([source.primary, ...source.replicas].map((e) => this.probe(source, e)));
+  }
+
+  /** Closes the source's pools (deleted, or replaced by a new registration). */
+  async forget(tenantId: string, name: string): Promise<void> {
+    const key = `${tenantId}/${name}`;
+    const source = this.running.get(key);
+    this.running.delete(key);
+    if (source) await this.closeAll(source);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.sweeper);
+    const sources = [...this.running.values()];
+    this.running.clear();
+    await Promise.all(sources.map((s) => this.closeAll(s)));
+  }
+
+  private async probe(source: RunningSource, e: Endpoint): Promise<EndpointHealth> {
+    const stats = e.pool?.stats();
+    const base = {
+      endpoint: e.label,
+      pool: {
+        open: e.pool !== undefined,
+        in_use: stats ? stats.total - stats.idle : 0,
+        idle: stats?.idle ?? 0,
+        max: source.poolMax,
+      },
+    };
+    const started = performance.now();
+    try {
+      const version = await this.onEndpoint(source, e, (pool) => pool.withSession(probeServer));
+      return {
+        ...base,
+        reachable: true,
+        latency_ms: Math.round((performance.now() - started) * 10) / 10,
+        server_version: version,
+        last_error: e.breaker.lastError ?? null,
+        circuit: e.breaker.state,
+      };
+    } catch (err) {
+      return {
+        ...base,
+        reachable: false,
+        latency_ms: null,
+        server_version: null,
+        last_error:
+          err instanceof DatasourceUnavailableError ? err.reason : (e.breaker.lastError ?? 'error'),
+        circuit: e.breaker.state,
+      };
+    }
+  }
+
+  private async onSomeEndpoint<T>(
+    source: RunningSource,
+    work: (pool: ReadPool) => Promise<T>,
+  ): Promise<T> {
+    const order: Endpoint[] = [];
+    const n = source.replicas.length;
+    for (let i = 0; i < n; i++) order.push(source.replicas[(source.next + i) % n]);
+    if (n > 0) source.next = (source.next + 1) % n;
+    order.push(source.primary);
+    let last: DatasourceUnavailableError | undefined;
+    for (const endpoint of order) {
+      try {
+        return await this.onEndpoint(source, endpoint, work);
+      } catch (err) {
+        if (!(err instanceof DatasourceUnavailableError)) throw err;
+        last = err;
+      }
+    }
+    throw last!;
+  }
+
+  /** `work` on one endpoint, through its breaker; a connection failure becomes unavailable. */
+  private async onEndpoint<T>(
+    source: RunningSource,
+    e: Endpoint,
+    work: (pool: ReadPool) => Promise<T>,
+  ): Promise<T> {
+    if (e.breaker.state === 'open')
+      throw new DatasourceUnavailableError(source.name, 'circuit open', e.breaker.retryInMs());
+    const pool = this.poolOf(source, e);
+    if (!e.breaker.tryAcquire())
+      throw new DatasourceUnavailableError(source.name, 'circuit open', e.breaker.retryInMs());
+    e.lastUsed = Date.now();
+    try {
+      const result = await work(pool);
+      e.breaker.succeeded();
+      return result;
+    } catch (err) {
+      const reason = connectionFailure(err);
+      if (reason === undefined) {
+        e.breaker.succeeded(); // the server answered: the query's own error
+        throw err;
+      }
+      const wasOpen = e.breaker.state !== 'closed';
+      e.breaker.failed(reason);
+      if (!wasOpen && e.breaker.state !== 'closed')
+        this.logger.warn(
+          `data source ${source.tenantId}/${source.name} (${e.label}) is unavailable (${reason}): its calls fail at once for ${this.options.breakerCooldownMs} ms`,
+        );
+      throw new DatasourceUnavailableError(source.name, reason);
+    } finally {
+      e.lastUsed = Date.now();
+    }
+  }
+
+  /** The endpoint's pool, opened now if need be within the connection budget. */
+  private poolOf(source: RunningSource, e: Endpoint): ReadPool {
+    if (e.pool) return e.pool;
+    if (this.reserved + source.poolMax > this.options.connectionBudget) this.closeIdle(0);
+    if (this.reserved + source.poolMax > this.options.connectionBudget)
+      throw new DatasourceUnavailableError(
+        source.name,
+        `this instance's connection budget of ${this.options.connectionBudget} is in use`,
+      );
+    this.reserved += source.poolMax;
+    e.pool = openReadPool(e.url, {
+      max: source.poolMax,
+      connectTimeoutMs: this.options.connectTimeoutMs,
+      idleTimeoutMs: this.options.idleCloseMs,
+      applicationName: `gateway-datasource ${source.name}`,
+    });
+    return e.pool;
+  }
+
+  /** Closes the pools unused for `idleMs` with no connection in use. */
+  private closeIdle(idleMs = this.options.idleCloseMs): void {
+    const now = Date.now();
+    for (const source of this.running.values())
+      for (const e of [...source.replicas, source.primary]) {
+        if (!e.pool || now - e.lastUsed < idleMs) continue;
+        const stats = e.pool.stats();
+        if (stats.total - stats.idle > 0 || stats.waiting > 0) continue;
+        void this.closePool(source, e);
+      }
+  }
+
+  private async closePool(source: RunningSource, e: Endpoint): Promise<void> {
+    const pool = e.pool;
+    if (!pool) return;
+    e.pool = undefined;
+    this.reserved -= source.poolMax;
+    await pool.end();
+  }
+
+  private async closeAll(source: RunningSource): Promise<void> {
+    await Promise.all([...source.replicas, source.primary].map((e) => this.closePool(source, e)));
+  }
+
+  /** The running source at this revision: loaded (and decrypted) once per revision. */
+  private async source(tenantId: string, name: string, revision: string): Promise<RunningSource> {
+    const key = `${tenantId}/${name}`;
+    const known = this.running.get(key);
+    // a catalog older than the registration read here asks for an older revision: keep this one
+    if (known && known.revision >= revision) return known;
+    let loading = this.loading.get(key);
+    if (!loading) {
+      loading = this.load(tenantId, name).finally(() => this.loading.delete(key));
+      this.loading.set(key, loading);
+    }
+    const loaded = await loading;
+    const current = this.running.get(key);
+    if (current !== loaded) {
+      if (current) void this.closeAll(current);
+      this.running.set(key, loaded);
+    }
+    return loaded;
+  }
+
+  private async load(tenantId: string, name: string): Promise<RunningSource> {
+    const stored = await this.repository.find(tenantId, name);
+    if (!stored) throw new DatasourceUnavailableError(name, 'it is not registered');
+    let connection: SourceConnection;
+    try {
+      connection = JSON.parse(this.box.open(stored.sealedConnection)) as SourceConnection;
+    } catch (err) {
+      this.logger.error(
+        `data source ${tenantId}/${name} cannot be opened: ${(err as Error).message}`,
+      );
+      throw new DatasourceUnavailableError(name, 'its connection cannot be decrypted here');
+    }
+    const endpoint = (label: string, url: string): Endpoint => ({
+      label,
+      url,
+      pool: undefined,
+      breaker: new CircuitBreaker(this.options.breakerFailures, this.options.breakerCooldownMs),
+      lastUsed: 0,
+    });
+    return {
+      tenantId,
+      name,
+      revision: stored.updatedAt,
+      poolMax: stored.poolMax,
+      primary: endpoint('primary', connection.url),
+      replicas: connection.replicas.map((url, i) => endpoint(`replica${i + 1}`, url)),
+      next: 0,
+    };
+  }
+}

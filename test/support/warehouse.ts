@@ -1,0 +1,161 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import pg from 'pg';
+import { eventually } from './eventually';
+
+/**
+ * A second Postgres server for the tests: a tenant's own warehouse (issue #30). TEST_WAREHOUSE_URL
+ * when set; otherwise a cluster named `warehouse` on port 5499 of this machine's Postgres,
+ * created and started on demand (idempotent: a later run reuses it). Its superuser logs in over
+ * TCP with a password (scram), so the data source logins the tests make are checked for real.
+ * Only that cluster is ever started here; the main server (5432) is never touched.
+ */
+export const WAREHOUSE_PORT = 5499;
+const CLUSTER = 'warehouse';
+const SUPERUSER_PASSWORD = 'warehouse-superuser-test-only';
+
+function reachable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port }, () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+    socket.setTimeout(1000, () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+function postgresVersion(): string {
+  const versions = readdirSync('/etc/postgresql').filter((v) => /^\d+$/.test(v));
+  if (versions.length === 0) throw new Error('no Postgres under /etc/postgresql');
+  return versions.sort((a, b) => Number(b) - Number(a))[0];
+}
+
+/** Creates (once) and starts the warehouse cluster; needs root or the postgres user. */
+function startCluster(): void {
+  const version = postgresVersion();
+  if (!existsSync(`/etc/postgresql/${version}/${CLUSTER}`)) {
+    const pwfile = `/tmp/gw-warehouse-pw-${process.pid}`;
+    writeFileSync(pwfile, SUPERUSER_PASSWORD, { mode: 0o644 });
+    execFileSync(
+      'pg_createcluster',
+      [
+        version,
+        CLUSTER,
+        '-p',
+        String(WAREHOUSE_PORT),
+        '--',
+        '--auth-host=scram-sha-256',
+        '--auth-local=peer',
+        `--pwfile=${pwfile}`,
+      ],
+      { stdio: 'ignore', timeout: 120_000 },
+    );
+  }
+  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, CLUSTER, 'start'], {
+    stdio: 'ignore',
+    timeout: 60_000,
+  });
+}
+
+/** The warehouse's superuser URL (database `postgres`), the server started if need be. */
+export async function warehouseAdminUrl(): Promise<string> {
+  if (process.env.TEST_WAREHOUSE_URL) return process.env.TEST_WAREHOUSE_URL;
+  if (!(await reachable(WAREHOUSE_PORT))) {
+    // Test files run in parallel: another may be creating or starting the cluster right now,
+    // and then these commands fail ("already exists", "already running"). What counts is that
+    // the server answers soon after; only if it does not is the failure reported.
+    let failure: unknown;
+    try {
+      startCluster();
+    } catch (err) {
+      failure = err;
+    }
+    try {
+      await eventually(
+        async () => {
+          if (!(await reachable(WAREHOUSE_PORT))) throw new Error('warehouse not up yet');
+        },
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+    } catch (err) {
+      throw failure ?? err;
+    }
+  }
+  return `postgres://postgres:${SUPERUSER_PASSWORD}@127.0.0.1:${WAREHOUSE_PORT}/postgres`;
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export function withLogin(url: string, user: string, password: string): string {
+  const u = new URL(url);
+  u.username = user;
+  u.password = password;
+  return u.toString();
+}
+
+/** A database of its own on the warehouse, and the logins a test made there. */
+export interface WarehouseDatabase {
+  /** superuser URL of this database */
+  adminUrl: string;
+  name: string;
+  /** runs SQL as the superuser in this database */
+  run(text: string): Promise<void>;
+  /** a new login (cluster-wide role, dropped with the database) and its URL */
+  login(
+    grants: (role: string) => string[],
+    options?: string,
+  ): Promise<{ role: string; url: string }>;
+  drop(): Promise<void>;
+}
+
+async function asSuperuser(url: string, fn: (c: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh database on the warehouse (each test file its own), made by `setup` SQL. */
+export async function createWarehouseDatabase(setup: string): Promise<WarehouseDatabase> {
+  const root = await warehouseAdminUrl();
+  const name = `wh_${randomBytes(5).toString('hex')}`;
+  await asSuperuser(root, (c) => c.query(`CREATE DATABASE "${name}"`));
+  const adminUrl = withDatabase(root, name);
+  await asSuperuser(adminUrl, (c) => c.query(setup));
+  const roles: string[] = [];
+  return {
+    adminUrl,
+    name,
+    run: (text) => asSuperuser(adminUrl, (c) => c.query(text)),
+    async login(grants, options = '') {
+      const role = `${name}_${roles.length}`;
+      const password = randomBytes(12).toString('hex');
+      roles.push(role);
+      await asSuperuser(adminUrl, async (c) => {
+        await c.query(`CREATE ROLE "${role}" LOGIN PASSWORD '${password}' ${options}`);
+        await c.query(`GRANT CONNECT ON DATABASE "${name}" TO "${role}"`);
+        for (const g of grants(`"${role}"`)) await c.query(g);
+      });
+      return { role, url: withLogin(adminUrl, role, password) };
+    },
+    async drop() {
+      await asSuperuser(root, async (c) => {
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        for (const role of roles) await c.query(`DROP ROLE IF EXISTS "${role}"`);
+      });
+    },
+  };
+}
