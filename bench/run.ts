@@ -5,6 +5,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, rmdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { ScenarioName } from './lib/args';
 import { parseArgs } from './lib/args';
@@ -13,7 +14,7 @@ import { createSeededDatabase, postgresVersion, sweepRun } from './lib/database'
 import { DemoFixture } from './lib/demo';
 import { log } from './lib/log';
 import { watchMachineLoad } from './lib/machine-load';
-import { machine, renderReport, summaryTable, writeReport } from './lib/report';
+import { loadMark, machine, renderReport, summaryTable, writeReport } from './lib/report';
 import { clearRun, redisVersion } from './lib/redis';
 import { GATEWAY_MAIN, ROOT, RUN_ID, RUN_TMP } from './lib/settings';
 import type { BenchContext, Scenario, ScenarioResult, Tuning } from './lib/types';
@@ -191,8 +192,12 @@ async function main(): Promise<number> {
       if (cleanup.closing) break;
       log(`scenario ${name}`);
       const t0 = Date.now();
+      const loadAtStart = os.loadavg()[0];
       try {
-        results.set(name, await RUNNERS[name](ctx));
+        const result = await RUNNERS[name](ctx);
+        const load = loadMark(loadAtStart, os.loadavg()[0]);
+        for (const row of result.rows) row.load = load;
+        results.set(name, result);
       } catch (err) {
         errors++;
         log(

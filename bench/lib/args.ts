@@ -24,9 +24,11 @@ export interface Args {
   noProfile: boolean;
   /** where the markdown report goes */
   out: string;
+  /** write bench/RESULTS.md (otherwise the report goes to bench/.tmp/last-run.md) */
+  record: boolean;
 }
 
-const USAGE = `usage: npm run bench -- [${SCENARIOS.join('|')} ...] [--quick] [--json] [--profile|--no-profile] [--out FILE]`;
+const USAGE = `usage: npm run bench -- [${SCENARIOS.join('|')} ...] [--quick] [--json] [--profile|--no-profile] [--record] [--out FILE]`;
 
 export function parseArgs(argv: string[]): Args {
   const args: Args = {
@@ -35,7 +37,8 @@ export function parseArgs(argv: string[]): Args {
     json: false,
     profile: false,
     noProfile: false,
-    out: 'bench/RESULTS.md',
+    out: '',
+    record: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -44,10 +47,13 @@ export function parseArgs(argv: string[]): Args {
     else if (a === '--profile') args.profile = true;
     else if (a === '--no-profile') args.noProfile = true;
     else if (a === '--out') args.out = argv[++i] ?? args.out;
+    else if (a === '--record') args.record = true;
     else if (a === '--help' || a === '-h') throw new Error(USAGE);
     else if ((SCENARIOS as readonly string[]).includes(a)) args.scenarios.push(a as ScenarioName);
     else throw new Error(`unknown argument "${a}"\n${USAGE}`);
   }
+  // a run changes no tracked file unless asked to record its figures
+  args.out ||= args.record ? 'bench/RESULTS.md' : 'bench/.tmp/last-run.md';
   if (args.scenarios.length === 0) args.scenarios = SCENARIOS.filter((s) => !ON_DEMAND.includes(s));
   return args;
 }

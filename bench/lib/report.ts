@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from './settings';
@@ -26,13 +26,23 @@ const VERDICT: Record<Row['verdict'], string> = {
 export function summaryTable(rows: Row[]): string[] {
   const cell = (s: string) => s.replace(/\|/g, '\\|');
   return [
-    '| scenario | metric | gateway | baseline | ratio | target | verdict |',
-    '| --- | --- | ---: | ---: | ---: | ---: | --- |',
+    '| scenario | metric | gateway | baseline | ratio | target | verdict | load |',
+    '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |',
     ...rows.map(
       (r) =>
-        `| ${r.scenario} | ${cell(r.metric)} | ${cell(r.gateway)} | ${cell(r.baseline)} | ${r.ratio} | ${cell(r.target)} | ${VERDICT[r.verdict]} |`,
+        `| ${r.scenario} | ${cell(r.metric)} | ${cell(r.gateway)} | ${cell(r.baseline)} | ${r.ratio} | ${cell(r.target)} | ${VERDICT[r.verdict]} | ${r.load ?? ''} |`,
     ),
   ];
+}
+
+/**
+ * The 1-min load average over a scenario (its highest reading at start or end), marked when
+ * it was above the core count: such a figure was taken on a busy machine and is not judged.
+ */
+export function loadMark(start: number, end: number): string {
+  const load = Math.max(start, end);
+  const busy = load > os.cpus().length;
+  return `${load.toFixed(2)}${busy ? ' (busy: above the core count, not judged)' : ''}`;
 }
 
 export function machine(): string {
@@ -53,6 +63,8 @@ export function renderReport(info: RunInfo, results: Map<string, ScenarioResult>
     `- Gateway: ${info.build}; run as \`node dist/apps/gateway/src/main.js\` child processes, NODE_ENV=production`,
     `- Settings: ${info.tuning}`,
     `- Machine load: ${info.load}. Other engineers' builds and tests may share these 2 cores; the A/B alternation spreads such noise over both sides, but absolute numbers move with it.`,
+    '',
+    'The load column is the 1-min load average while that scenario ran; a figure taken above the core count is marked and is not a verdict on the code.',
     '',
     'Every ratio is gateway / baseline from the same run: for throughput higher is better, for latency lower is better. The machine has only 2 cores, shared by the load generator (autocannon, in the bench process), the gateway (or the baseline server), Postgres and Redis, so absolute numbers are low and both sides of a comparison pay for the same contention; ratios, not absolute numbers, are the result.',
     '',
@@ -80,5 +92,7 @@ export function renderReport(info: RunInfo, results: Map<string, ScenarioResult>
 }
 
 export function writeReport(file: string, markdown: string): void {
-  writeFileSync(path.resolve(ROOT, file), markdown);
+  const target = path.resolve(ROOT, file);
+  mkdirSync(path.dirname(target), { recursive: true });
+  writeFileSync(target, markdown);
 }

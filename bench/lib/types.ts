@@ -12,6 +12,8 @@ export interface Row {
   ratio: string;
   target: string;
   verdict: Verdict;
+  /** the machine's 1-min load average while the scenario ran (set by run.ts) */
+  load?: string;
 }
 
 export interface ScenarioResult {
