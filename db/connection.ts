@@ -2,16 +2,13 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
 import type { DB } from './database';
 import { ResultTooLargeError } from './guarded-read';
-import type { GuardedReadRequest, GuardedReadResult } from './guarded-read';
+import type { GuardedReadRequest, GuardedReadResult, SqlField } from './guarded-read';
 import { Mutex } from './mutex';
 import { PGliteDialect } from './pglite-dialect';
 import { selectOne } from './server.repository';
 import { VALUE_PARSERS } from './type-parsers';
 
-export interface SqlField {
-  name: string;
-  dataTypeID: number;
-}
+export type { SqlField } from './guarded-read';
 
 export interface SqlResult {
   fields: SqlField[];

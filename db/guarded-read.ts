@@ -1,7 +1,12 @@
 import type { Socket } from 'node:net';
 import pg from 'pg';
-import type { SqlField } from './connection';
 import type { NamedStatement, PreparedStatements } from './prepared-statements';
+
+/** A result column as the driver describes it (PGlite and node-postgres alike). */
+export interface SqlField {
+  name: string;
+  dataTypeID: number;
+}
 
 /** A read of untrusted SQL: the settings that contain it, the query, and what it may return. */
 export interface GuardedReadRequest {

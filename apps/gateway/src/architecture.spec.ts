@@ -106,3 +106,69 @@ describe('architecture', () => {
     expect(outside).toEqual([]);
   });
 });
+
+/** The relative imports (type-only included) of a file, as repo-relative .ts paths. */
+function localImports(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  const targets: string[] = [];
+  for (const statement of source.statements) {
+    const specifier =
+      (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) &&
+      statement.moduleSpecifier &&
+      ts.isStringLiteral(statement.moduleSpecifier)
+        ? statement.moduleSpecifier.text
+        : undefined;
+    if (!specifier?.startsWith('.')) continue;
+    const base = path.join(path.dirname(file), specifier);
+    targets.push(base.endsWith('.ts') ? base : `${base}.ts`, path.join(base, 'index.ts'));
+  }
+  return targets;
+}
+
+/** Every cycle of the import graph, each as the files around it (depth-first, Tarjan-free). */
+export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const cycles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
+  return cycles;
+}
+
+describe('module structure', () => {
+  it('finds a cycle, type-only or not', () => {
+    const graph = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
+    expect(importCycles(graph)).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
+    expect(
+      importCycles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', []],
+        ]),
+      ),
+    ).toEqual([]);
+  });
+
+  it('has no import cycles in apps/, libs/ or db/: a type lives with the module that owns it', () => {
+    const files = ['apps', 'libs', 'db'].flatMap((dir) => sourceFiles(dir));
+    const graph = new Map(
+      files.map((file) => [file, localImports(file, readFileSync(path.join(ROOT, file), 'utf8'))]),
+    );
+    expect(importCycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
+  });
+});

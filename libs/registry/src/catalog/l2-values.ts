@@ -1,11 +1,6 @@
 import { createHash } from 'node:crypto';
-import type {
-  AccessRecords,
-  GeneratedToolRecord,
-  StoredReport,
-  TenantRecord,
-} from './catalog-records';
 import { validSnapshot } from './snapshot-schema';
+import type { CatalogSnapshot } from './snapshot-schema';
 
 /**
  * What the gateway keeps in Redis (L2), and the one boundary where it comes back: a value read
@@ -18,13 +13,7 @@ import { validSnapshot } from './snapshot-schema';
  * before it is parsed or sent to a client.
  */
 
-/** What L2 holds per tenant and version: everything a catalog is built from. */
-export interface CatalogSnapshot {
-  tenant: TenantRecord;
-  reports: StoredReport[];
-  access: AccessRecords;
-  generated: GeneratedToolRecord[];
-}
+export type { CatalogSnapshot } from './snapshot-schema';
 
 /** The key space of one tenant incarnation in one metadata database. */
 export function tenantScope(databaseId: string, tenant: { id: string; createdAt: string }): string {

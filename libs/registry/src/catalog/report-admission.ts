@@ -17,7 +17,7 @@ import type { AdmitReport, ReportSet } from './report-set';
 import { BackgroundJudging } from './background-judging';
 import { VerdictPersistence } from './verdict-persistence';
 import { admitReport } from './tenant-catalog';
-import type { AdmittedReport } from './tenant-catalog';
+import type { AdmittedReport } from './report-set-patch';
 import { TemplateVerdicts } from './template-verdicts';
 import { reportScope } from './template-check';
 import type { DatasourceScope } from './template-check';

@@ -1,8 +1,19 @@
 import type { StoredReport } from './catalog-records';
 import type { ServedTool } from '../listing/served-tool';
-import type { AdmittedReport } from './tenant-catalog';
+import type { ReportTool, TemplateProblem } from '@app/templates';
 
 export type ServedReport = Extract<ServedTool, { kind: 'report' }>;
+
+export type ReportServingStatus =
+  { served: true } | { served: false; reason: string; problems?: TemplateProblem[] };
+
+/** The verdict on one report version: its tool when served, else why not. */
+export interface AdmittedReport {
+  id: string;
+  version: number;
+  status: ReportServingStatus;
+  tool?: ReportTool;
+}
 
 /**
  * Judges one stored report (template guard, metadata checks) for a tenant's data scope.

@@ -1,6 +1,6 @@
 import { reportToolName } from '@app/templates';
 import type { StoredReport } from './catalog-records';
-import type { AdmittedReport } from './tenant-catalog';
+import type { AdmittedReport } from './report-set-patch';
 import { emptyParts, newerRows, notJudged, patchedParts, reachableIds } from './report-set-patch';
 import type { AdmitReport, Parts, ServedReport } from './report-set-patch';
 import { Coverage } from './report-coverage';

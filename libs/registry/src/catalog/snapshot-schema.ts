@@ -1,6 +1,19 @@
 import Ajv from 'ajv';
 import type { JSONSchemaType } from 'ajv';
-import type { CatalogSnapshot } from './l2-values';
+import type {
+  AccessRecords,
+  GeneratedToolRecord,
+  StoredReport,
+  TenantRecord,
+} from './catalog-records';
+
+/** What L2 holds per tenant and version: everything a catalog is built from. */
+export interface CatalogSnapshot {
+  tenant: TenantRecord;
+  reports: StoredReport[];
+  access: AccessRecords;
+  generated: GeneratedToolRecord[];
+}
 
 /** The shape of a catalog snapshot in L2 (see l2-values.ts): anything else is refused. */
 const str = { type: 'string' } as const;

@@ -3,20 +3,12 @@ import type { ReportMetadata, TemplateProblem } from '@app/templates';
 import type { AccessPolicy } from '../access/access-policy';
 import type { GeneratedTool } from './generated-tools';
 import type { ReportSet } from './report-set';
+import type { AdmittedReport, ReportServingStatus } from './report-set-patch';
 import type { StoredReport, TenantRecord } from './catalog-records';
 import { reportScope, templateProblems } from './template-check';
 import type { DatasourceScope } from './template-check';
 
-export type ReportServingStatus =
-  { served: true } | { served: false; reason: string; problems?: TemplateProblem[] };
-
-/** The verdict on one report version: its tool when served, else why not. */
-export interface AdmittedReport {
-  id: string;
-  version: number;
-  status: ReportServingStatus;
-  tool?: ReportTool;
-}
+export type { AdmittedReport, ReportServingStatus } from './report-set-patch';
 
 /**
  * Serves a report only if it is active, well-formed and its template passes the guard.
