@@ -50,6 +50,42 @@ describe('hot paths for warm tool lists (e2e)', () => {
       expect(first.type).toBe('application/json; charset=utf-8');
     });
 
+    it('answers If-None-Match with a 304 and no body on both lanes, and a 200 once the catalog changed', async () => {
+      const token = await mintToken(alice);
+      const headersOf = async (init: Record<string, string> = {}) => {
+        const res = await fetch(`${gw.baseUrl}/v1/tools?format=openai`, {
+          headers: { authorization: `Bearer ${token}`, ...init },
+        });
+        return { status: res.status, etag: res.headers.get('etag'), body: await res.text(), res };
+      };
+      const fresh = await headersOf(); // may be built by the route (cold) or the lane
+      expect(fresh.status).toBe(200);
+      expect(fresh.res.headers.get('cache-control')).toBe('private, no-cache');
+      expect(fresh.etag).toBe(`"${fresh.res.headers.get('x-toolset-key')};openai"`);
+      const before = hot('GET /v1/tools');
+      const again = await headersOf({ 'if-none-match': fresh.etag! });
+      expect(again.status).toBe(304);
+      expect(again.body).toBe('');
+      expect(again.etag).toBe(fresh.etag);
+      expect(hot('GET /v1/tools')).toBe(before + 1); // the fast lane answered it
+      // another format is another entity
+      const anthropic = await fetch(`${gw.baseUrl}/v1/tools?format=anthropic`, {
+        headers: { authorization: `Bearer ${token}`, 'if-none-match': fresh.etag! },
+      });
+      expect(anthropic.status).toBe(200);
+      // the route (a cold tenant catalog) answers the same way: a catalog change is a new ETag
+      await changeCatalog(gw, 'acme', (db) =>
+        sql`UPDATE gateway.reports SET description = description || ' ' WHERE tenant_id = 'acme' AND id = 'sales_by_region'`.execute(
+          db,
+        ),
+      );
+      const changed = await headersOf({ 'if-none-match': fresh.etag! });
+      expect(changed.status).toBe(200);
+      expect(changed.etag).not.toBe(fresh.etag);
+      const routeAgain = await headersOf({ 'if-none-match': changed.etag! });
+      expect(routeAgain.status).toBe(304);
+    });
+
     it('leaves refusals to the regular route: bad token, bad format, unknown context', async () => {
       const token = await mintToken(alice);
       await list(token); // warm: this user's list is in memory

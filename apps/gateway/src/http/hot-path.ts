@@ -13,8 +13,10 @@ export interface HotRequest {
   params?: Record<string, string>;
 }
 
-/** A complete 200 response. */
+/** A complete response: a 200 with its body, or a 304 with none. */
 export interface HotAnswer {
+  /** default 200; a 304 (not modified) carries no body */
+  status?: 200 | 304;
   headers: Record<string, string>;
   /** the body as UTF-8 bytes, in one or more pieces (sent as one) */
   body: readonly Buffer[];
@@ -93,9 +95,10 @@ export function write(response: ServerResponse, answer: HotAnswer): void {
   let length = 0;
   for (const piece of answer.body) length += piece.length;
   // everything that can throw before the response is touched, so a failure can fall through
-  const headers = { ...answer.headers, 'content-length': length };
+  const status = answer.status ?? 200;
+  const headers = status === 304 ? answer.headers : { ...answer.headers, 'content-length': length };
   response.cork();
-  response.writeHead(200, headers);
+  response.writeHead(status, headers);
   for (const piece of answer.body) response.write(piece);
   response.end();
   response.uncork();

@@ -4,12 +4,14 @@ import { Injectable } from '@nestjs/common';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 import { requestedContext } from '../pipeline/business-context';
 import { AsHotPath } from '../http/hot-path';
+import { LIST_CACHE_CONTROL, listEtag, notModified } from './list-etag';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-path';
 
 /**
  * GET /v1/tools when the answer is already in memory: a token this instance verified, a
  * catalog the LISTEN connection vouches for, a known context and a list body in L1. It
- * sends the same bytes and headers as ToolsController.list, which answers everything else.
+ * sends the same bytes and headers as ToolsController.list, which answers everything else,
+ * and the same 304 to a client that already holds the list (list-etag.ts).
  */
 @AsHotPath()
 @Injectable()
@@ -30,10 +32,16 @@ export class ToolListHotPath implements HotPath {
     const hit = this.catalog.cachedListBody(principal, format.format, requestedContext(request));
     if (!hit) return undefined;
     this.pipeline.noteList(format.format, true);
-    return {
-      headers: { 'content-type': LIST_CONTENT_TYPE, 'x-toolset-key': hit.key },
-      body: [hit.body],
+    const etag = listEtag(hit.key, format.format);
+    const headers = {
+      'content-type': LIST_CONTENT_TYPE,
+      'x-toolset-key': hit.key,
+      etag,
+      'cache-control': LIST_CACHE_CONTROL,
     };
+    if (notModified(request.headers['if-none-match'], etag))
+      return { status: 304, headers, body: [] };
+    return { headers, body: [hit.body] };
   }
 }
 

@@ -25,6 +25,7 @@ import { RequestPipeline } from '../pipeline/request-pipeline';
 import { parseCallRequest } from './call-body';
 import { restResult } from './tool-call.hot-path';
 import type { RestToolResult } from './tool-call.hot-path';
+import { LIST_CACHE_CONTROL, listEtag, notModified } from './list-etag';
 import { LIST_CONTENT_TYPE } from './tool-list.hot-path';
 
 export type { RestToolResult } from './tool-call.hot-path';
@@ -75,7 +76,14 @@ export class ToolsController {
     const { body, key } = await withSpan('tool.list', attributes, () =>
       this.catalog.listBody(principal, toolFormat, requestedContext(request)),
     );
-    await reply.header('content-type', LIST_CONTENT_TYPE).header('x-toolset-key', key).send(body);
+    const etag = listEtag(key, toolFormat);
+    void reply
+      .header('content-type', LIST_CONTENT_TYPE)
+      .header('x-toolset-key', key)
+      .header('etag', etag)
+      .header('cache-control', LIST_CACHE_CONTROL);
+    if (notModified(request.headers['if-none-match'], etag)) await reply.status(304).send();
+    else await reply.send(body);
   }
 
   @Post(':name/call')
