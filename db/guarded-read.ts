@@ -223,7 +223,8 @@ export class GuardedRead implements pg.Submittable {
   }
 
   handleDataRow(msg: { length: number; fields: Array<string | null> }): void {
-    if (this.error) return;
+    // a setup statement's own row (the folded SELECT set_config(...)): not the query's
+    if (this.error || this.commandCompletes < this.request.setup.length) return;
     this.rowBytes += msg.length;
     if (this.rowBytes > this.request.maxBytes) {
       // stop keeping rows; the rest of the answer is bounded by the socket watch

@@ -138,12 +138,9 @@ export class GeneratedDataAccess {
     }
     if (signal.aborted) throw new Error('the run has ended');
     return this.database.withSession(async (session) => {
-      const preamble = sessionSetup(
-        tenant.id,
-        tenant.dataSchema!,
-        sessionLimits(this.options),
-        activeTraceId(),
-      ).join('; ');
+      const preamble = sessionSetup(tenant.id, tenant.dataSchema!, sessionLimits(this.options), {
+        traceId: activeTraceId(),
+      }).join('; ');
       try {
         await session.script(preamble);
         const pid = Number((await session.query('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);

@@ -12,7 +12,7 @@ import { DATABASE, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
 import { readFailure, tooLarge } from './read-failure';
 import { columnsOf, rowObjects } from './result-rows';
-import { CUSTOM_PLANS, sessionLimits, sessionSetup, sourceSessionSetup } from './session-setup';
+import { sessionLimits, sessionSetup, sourceSessionSetup } from './session-setup';
 import { toolFailure, toolPage } from './tool-outcome';
 import type { ToolCallOutcome } from './tool-outcome';
 
@@ -152,7 +152,7 @@ export class ReportExecutor {
     const session = sourceSessionSetup(
       source.schema,
       { ...sessionLimits(this.options), statementTimeoutMs: read.timeoutMs },
-      activeTraceId(),
+      { traceId: activeTraceId(), customPlans: true },
     );
     const attributes = {
       'db.system': 'postgresql',
@@ -161,7 +161,7 @@ export class ReportExecutor {
     };
     return withSpan('sql', attributes, () =>
       this.sources!.read(tenantId, name, source.revision, {
-        setup: [...session, CUSTOM_PLANS],
+        setup: session,
         text: read.text,
         values: read.values,
         maxBytes: read.maxBytes,
@@ -202,13 +202,12 @@ export class ReportExecutor {
     statement?: NamedStatement,
   ): Promise<GuardedReadResult> {
     if (!tenant.dataSchema) throw new Error(`tenant ${tenant.id} has no datasource`);
-    const session = sessionSetup(
+    const setup = sessionSetup(
       tenant.id,
       tenant.dataSchema,
       { ...sessionLimits(this.options), statementTimeoutMs: timeoutMs },
-      activeTraceId(),
+      { traceId: activeTraceId(), customPlans: statement !== undefined },
     );
-    const setup = statement ? [...session, CUSTOM_PLANS] : session;
     const attributes = { 'db.system': 'postgresql', 'gateway.tenant': tenant.id };
     // The client gives up shortly after the server should have; a hung connection is dropped.
     return withSpan('sql', attributes, () =>

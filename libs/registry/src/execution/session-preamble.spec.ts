@@ -3,14 +3,12 @@ import { sessionSetup, sourceSessionSetup } from './session-setup';
 const limits = { statementTimeoutMs: 5000, workMemKb: 8192, tempFileLimitKb: 262144 };
 
 describe('sessionSetup', () => {
-  it('opens a read-only transaction pinned to the tenant, limits first, role last', () => {
+  it('opens a read-only transaction pinned to the tenant in one statement, limits first, role last', () => {
     expect(sessionSetup('acme', 'tenant_acme', limits)).toEqual([
       'BEGIN TRANSACTION READ ONLY',
-      'SET LOCAL search_path TO "tenant_acme", pg_catalog, pg_temp',
-      'SET LOCAL statement_timeout = 5000',
-      "SET LOCAL work_mem = '8192kB'",
-      "SET LOCAL temp_file_limit = '262144kB'",
-      'SET LOCAL ROLE "gw_reader_acme"',
+      "SELECT set_config('search_path', '\"tenant_acme\", pg_catalog, pg_temp', true), " +
+        "set_config('statement_timeout', '5000', true), set_config('work_mem', '8192kB', true), " +
+        "set_config('temp_file_limit', '262144kB', true), set_config('role', 'gw_reader_acme', true)",
     ]);
   });
 
@@ -19,9 +17,16 @@ describe('sessionSetup', () => {
     expect(setup.some((s) => s.includes('temp_file_limit'))).toBe(false);
   });
 
+  it('asks for custom plans when a named statement runs (ADR 0005)', () => {
+    const [, settings] = sessionSetup('acme', 'tenant_acme', limits, { customPlans: true });
+    expect(settings).toContain("set_config('plan_cache_mode', 'force_custom_plan', true)");
+    expect(settings.indexOf('plan_cache_mode')).toBeLessThan(settings.indexOf("'role'"));
+  });
+
   it.each([
     ['acme"; DROP TABLE x; --', 'tenant_acme'],
     ['acme', 'tenant_acme"; RESET ROLE; --'],
+    ["acme', true); RESET ROLE; --", 'tenant_acme'],
     ['Acme', 'tenant_acme'],
   ])('refuses identifiers it did not validate: %p / %p', (tenant, schema) => {
     expect(() => sessionSetup(tenant, schema, limits)).toThrow('refusing to build a session');
@@ -36,23 +41,18 @@ describe('sessionSetup', () => {
 
 describe('sessionSetup with a trace id', () => {
   it('names the session after the trace, so pg_stat_activity leads back to the request', () => {
-    expect(sessionSetup('acme', 'tenant_acme', limits, '0af7651916cd43dd8448eb211c80319c')).toEqual(
-      [
-        'BEGIN TRANSACTION READ ONLY',
-        'SET LOCAL search_path TO "tenant_acme", pg_catalog, pg_temp',
-        'SET LOCAL statement_timeout = 5000',
-        "SET LOCAL work_mem = '8192kB'",
-        "SET LOCAL temp_file_limit = '262144kB'",
-        'SET LOCAL ROLE "gw_reader_acme"',
-        "SET LOCAL application_name = 'gateway trace=0af7651916cd43dd8448eb211c80319c'",
-      ],
+    const [, settings] = sessionSetup('acme', 'tenant_acme', limits, {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+    });
+    expect(settings).toContain(
+      "set_config('application_name', 'gateway trace=0af7651916cd43dd8448eb211c80319c', true)",
     );
   });
 
   it('refuses a trace id that is not 32 lowercase hex digits', () => {
-    expect(() => sessionSetup('acme', 'tenant_acme', limits, "x'; RESET ROLE; --")).toThrow(
-      'refusing to build a session',
-    );
+    expect(() =>
+      sessionSetup('acme', 'tenant_acme', limits, { traceId: "x'; RESET ROLE; --" }),
+    ).toThrow('refusing to build a session');
   });
 });
 
@@ -60,9 +60,8 @@ describe('sourceSessionSetup (a tenant data source, issue #30)', () => {
   it('is read-only with the timeout and search_path, under the login itself, without temp_file_limit', () => {
     expect(sourceSessionSetup('public', limits)).toEqual([
       'BEGIN TRANSACTION READ ONLY',
-      'SET LOCAL search_path TO "public", pg_catalog, pg_temp',
-      'SET LOCAL statement_timeout = 5000',
-      "SET LOCAL work_mem = '8192kB'",
+      "SELECT set_config('search_path', '\"public\", pg_catalog, pg_temp', true), " +
+        "set_config('statement_timeout', '5000', true), set_config('work_mem', '8192kB', true)",
     ]);
   });
 

@@ -16,14 +16,6 @@ export interface SessionLimits {
   tempFileLimitKb: number;
 }
 
-/**
- * For a read that runs a named statement (ADR 0005): plan it for its values on every call.
- * After five runs Postgres may switch a named statement to a generic plan, which keeps a
- * report's optional filters ("(:x IS NULL OR col = :x)") as runtime tests and can scan far
- * slower; the statement is still parsed only once per connection.
- */
-export const CUSTOM_PLANS = 'SET LOCAL plan_cache_mode = force_custom_plan';
-
 /** The limits every read-only report session gets, from the registry options. */
 export function sessionLimits(options: RegistryOptions): SessionLimits {
   return {
@@ -33,20 +25,36 @@ export function sessionLimits(options: RegistryOptions): SessionLimits {
   };
 }
 
+/** What a session is for, besides its limits. */
+export interface SessionPurpose {
+  /** the request's trace id, as application_name: a slow query in pg_stat_activity leads back */
+  traceId?: string;
+  /**
+   * For a read that runs a named statement (ADR 0005): plan it for its values on every call.
+   * After five runs Postgres may switch a named statement to a generic plan, which keeps a
+   * report's optional filters ("(:x IS NULL OR col = :x)") as runtime tests and can scan far
+   * slower; the statement is still parsed only once per connection.
+   */
+  customPlans?: boolean;
+}
+
 /**
- * BEGIN READ ONLY, the pinned search_path (pg_temp last), the statement timeout, the memory and
- * temp-file limits, then the tenant's SELECT-only role (last: the limits need the gateway's own
- * privileges). Role-level settings (ALTER ROLE ... SET) would not apply: Postgres reads them at
- * login only, never on SET ROLE. Built from identifiers and integers checked here again (fail
- * closed), one statement each, so they can go ahead of the query in the same write.
+ * BEGIN READ ONLY, then one statement that sets, for this transaction only: the pinned
+ * search_path (pg_temp last), the statement timeout, the memory and temp-file limits, and the
+ * tenant's SELECT-only role (last: the limits need the gateway's own privileges). One
+ * `SELECT set_config(name, value, true), ...` does what a `SET LOCAL` per setting did, with
+ * the same privilege checks (`set_config('role', ...)` is `SET ROLE`), in one Parse/Bind/Execute
+ * instead of six (ADR 0001, revisited). Role-level settings (ALTER ROLE ... SET) would not
+ * apply: Postgres reads them at login only, never on SET ROLE. Built from identifiers and
+ * integers checked here again (fail closed), so they can go ahead of the query in one write.
  */
 export function sessionSetup(
   tenantId: string,
   dataSchema: string,
   limits: SessionLimits,
-  traceId?: string,
+  purpose: SessionPurpose = {},
 ): string[] {
-  return session(dataSchema, limits, traceId, tenantId);
+  return session(dataSchema, limits, purpose, tenantId);
 }
 
 /**
@@ -57,15 +65,15 @@ export function sessionSetup(
 export function sourceSessionSetup(
   dataSchema: string,
   limits: SessionLimits,
-  traceId?: string,
+  purpose: SessionPurpose = {},
 ): string[] {
-  return session(dataSchema, { ...limits, tempFileLimitKb: 0 }, traceId);
+  return session(dataSchema, { ...limits, tempFileLimitKb: 0 }, purpose);
 }
 
 function session(
   dataSchema: string,
   limits: SessionLimits,
-  traceId: string | undefined,
+  { traceId, customPlans }: SessionPurpose,
   /** the tenant whose reader role the session takes; undefined: the login's own */
   tenantId?: string,
 ): string[] {
@@ -80,15 +88,19 @@ function session(
       `refusing to build a session for tenant ${JSON.stringify(tenantId)} / schema ${JSON.stringify(dataSchema)}`,
     );
   }
+  const settings: Array<[string, string]> = [
+    ['search_path', `"${dataSchema}", pg_catalog, pg_temp`],
+    ['statement_timeout', String(limits.statementTimeoutMs)],
+    ['work_mem', `${limits.workMemKb}kB`],
+    ...(limits.tempFileLimitKb > 0
+      ? [['temp_file_limit', `${limits.tempFileLimitKb}kB`] as [string, string]]
+      : []),
+    ...(customPlans ? [['plan_cache_mode', 'force_custom_plan'] as [string, string]] : []),
+    ...(traceId ? [['application_name', `gateway trace=${traceId}`] as [string, string]] : []),
+    ...(tenantId !== undefined ? [['role', readerRole(tenantId)] as [string, string]] : []),
+  ];
   return [
     'BEGIN TRANSACTION READ ONLY',
-    `SET LOCAL search_path TO "${dataSchema}", pg_catalog, pg_temp`,
-    `SET LOCAL statement_timeout = ${limits.statementTimeoutMs}`,
-    `SET LOCAL work_mem = '${limits.workMemKb}kB'`,
-    ...(limits.tempFileLimitKb > 0
-      ? [`SET LOCAL temp_file_limit = '${limits.tempFileLimitKb}kB'`]
-      : []),
-    ...(tenantId !== undefined ? [`SET LOCAL ROLE "${readerRole(tenantId)}"`] : []),
-    ...(traceId ? [`SET LOCAL application_name = 'gateway trace=${traceId}'`] : []),
+    `SELECT ${settings.map(([name, value]) => `set_config('${name}', '${value}', true)`).join(', ')}`,
   ];
 }
