@@ -17,7 +17,11 @@ export interface HotRequest {
 export interface HotAnswer {
   /** default 200; a 304 (not modified) carries no body */
   status?: 200 | 304;
-  headers: Record<string, string>;
+  /**
+   * The headers as an object, or as a flat `[name, value, ...]` list that already holds
+   * `content-length` (built once and reused for a cached body: no per-request object work).
+   */
+  headers: Record<string, string> | readonly string[];
   /** the body as UTF-8 bytes, in one or more pieces (sent as one) */
   body: readonly Buffer[];
   /**
@@ -90,16 +94,31 @@ export function sendAnswer(response: ServerResponse, entry: Entry, answer: HotAn
   answer.sent?.();
 }
 
-/** Headers and body in one write; nothing to serialise, rewrite or hook for a cached body. */
+/**
+ * Headers and body in one write; nothing to serialise, rewrite or hook for a cached body. A
+ * flat header list (with its content-length) and one piece go out as `writeHead` + `end`; an
+ * object gets its content-length added, and several pieces are corked into one writev.
+ */
 export function write(response: ServerResponse, answer: HotAnswer): void {
-  let length = 0;
-  for (const piece of answer.body) length += piece.length;
-  // everything that can throw before the response is touched, so a failure can fall through
   const status = answer.status ?? 200;
-  const headers = status === 304 ? answer.headers : { ...answer.headers, 'content-length': length };
+  const { body, headers } = answer;
+  // everything that can throw before the response is touched, so a failure can fall through
+  if (status === 304) {
+    response.writeHead(304, headers as Record<string, string>);
+    response.end();
+    return;
+  }
+  if (Array.isArray(headers) && body.length === 1) {
+    response.writeHead(status, headers as string[]);
+    response.end(body[0]);
+    return;
+  }
+  let length = 0;
+  for (const piece of body) length += piece.length;
+  const withLength = { ...(headers as Record<string, string>), 'content-length': length };
   response.cork();
-  response.writeHead(status, headers);
-  for (const piece of answer.body) response.write(piece);
+  response.writeHead(status, withLength);
+  for (const piece of body) response.write(piece);
   response.end();
   response.uncork();
 }

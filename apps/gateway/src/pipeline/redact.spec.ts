@@ -62,6 +62,10 @@ describe('operations settings', () => {
       tenantConcurrentQueries: 4,
       bodyBytes: 1024 * 1024,
       proposalsPerAuthorPerDay: 0,
+      maxConnections: 2048,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5000,
     });
   });
 
@@ -72,6 +76,8 @@ describe('operations settings', () => {
     [{ LIMIT_USER_CALLS_PER_MIN: '-1' }, 'LIMIT_USER_CALLS_PER_MIN must be an integer'],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://x' }, 'OTEL_EXPORTER_OTLP_ENDPOINT must use'],
     [{ SHUTDOWN_GRACE_MS: 'soon' }, 'SHUTDOWN_GRACE_MS must be an integer'],
+    [{ LIMIT_CONNECTIONS: '0' }, 'LIMIT_CONNECTIONS must be an integer'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '10' }, 'HTTP_REQUEST_TIMEOUT_MS must be an integer'],
   ])('refuses %p naming the variable', (env, message) => {
     expect(() => loadSettings({ NODE_ENV: 'test', ...env })).toThrow(message);
   });

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Conditional tool lists. A list's bytes are fixed by its toolset key (tenant, catalog
  * version, permission set, context) and its format, so that pair is its entity tag: a client
@@ -5,6 +7,8 @@
  * permissions change. `private, no-cache`: the list is one user's, and is checked each time.
  */
 export const LIST_CACHE_CONTROL = 'private, no-cache';
+
+export const LIST_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** The strong ETag of a list body (key and format hold no quote: ids and names are checked). */
 export function listEtag(toolsetKey: string, format: string): string {
@@ -21,4 +25,44 @@ export function notModified(ifNoneMatch: string | string[] | undefined, etag: st
     if (tag === '*' || tag === etag || tag === `W/${etag}`) return true;
   }
   return false;
+}
+
+/** The headers of one list body, built once per (toolset key, format, body). */
+export interface ListAnswer {
+  etag: string;
+  /** flat `[name, value, ...]` with content-length, for a 200 */
+  headers: readonly string[];
+  /** for a 304: the same validators, no length */
+  notModified: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * The warm list's response headers, kept with the body they describe: a poll costs a lookup,
+ * not an object built and validated per request. Bounded; an entry whose body was rebuilt
+ * (a new catalog version has a new key anyway) is replaced.
+ */
+export class ListAnswers {
+  private readonly held = new LRUCache<string, ListAnswer>({ max: 10_000 });
+
+  of(toolsetKey: string, format: string, body: Buffer): ListAnswer {
+    const id = `${toolsetKey};${format}`;
+    const known = this.held.get(id);
+    if (known?.body === body) return known;
+    const etag = listEtag(toolsetKey, format);
+    const validators = {
+      'content-type': LIST_CONTENT_TYPE,
+      'x-toolset-key': toolsetKey,
+      etag,
+      'cache-control': LIST_CACHE_CONTROL,
+    };
+    const answer: ListAnswer = {
+      etag,
+      headers: [...Object.entries(validators).flat(), 'content-length', String(body.length)],
+      notModified: validators,
+      body,
+    };
+    this.held.set(id, answer);
+    return answer;
+  }
 }

@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 import { requestedContext } from '../pipeline/business-context';
 import { AsHotPath } from '../http/hot-path';
-import { LIST_CACHE_CONTROL, listEtag, notModified } from './list-etag';
+import { ListAnswers, notModified } from './list-etag';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-path';
 
 /**
@@ -19,6 +19,8 @@ export class ToolListHotPath implements HotPath {
   readonly method = 'GET';
   readonly url = '/v1/tools';
 
+  private readonly answers = new ListAnswers();
+
   constructor(
     private readonly pipeline: RequestPipeline,
     private readonly catalog: CatalogService,
@@ -32,17 +34,9 @@ export class ToolListHotPath implements HotPath {
     const hit = this.catalog.cachedListBody(principal, format.format, requestedContext(request));
     if (!hit) return undefined;
     this.pipeline.noteList(format.format, true);
-    const etag = listEtag(hit.key, format.format);
-    const headers = {
-      'content-type': LIST_CONTENT_TYPE,
-      'x-toolset-key': hit.key,
-      etag,
-      'cache-control': LIST_CACHE_CONTROL,
-    };
-    if (notModified(request.headers['if-none-match'], etag))
-      return { status: 304, headers, body: [] };
-    return { headers, body: [hit.body] };
+    const answer = this.answers.of(hit.key, format.format, hit.body);
+    if (notModified(request.headers['if-none-match'], answer.etag))
+      return { status: 304, headers: answer.notModified, body: [] };
+    return { headers: answer.headers, body: [hit.body] };
   }
 }
-
-export const LIST_CONTENT_TYPE = 'application/json; charset=utf-8';

@@ -26,7 +26,7 @@ import { parseCallRequest } from './call-body';
 import { restResult } from './tool-call.hot-path';
 import type { RestToolResult } from './tool-call.hot-path';
 import { LIST_CACHE_CONTROL, listEtag, notModified } from './list-etag';
-import { LIST_CONTENT_TYPE } from './tool-list.hot-path';
+import { LIST_CONTENT_TYPE } from './list-etag';
 
 export type { RestToolResult } from './tool-call.hot-path';
 
