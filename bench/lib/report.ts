@@ -36,13 +36,13 @@ export function summaryTable(rows: Row[]): string[] {
 }
 
 /**
- * The 1-min load average over a scenario (its highest reading at start or end), marked when
- * it was above the core count: such a figure was taken on a busy machine and is not judged.
+ * The 1-min load average at a scenario's start and end. The start tells what else ran (the
+ * bench's own processes load a 2-core machine to about 2 while it measures, so the end is
+ * always high); a scenario that started above the core count is marked and not judged.
  */
 export function loadMark(start: number, end: number): string {
-  const load = Math.max(start, end);
-  const busy = load > os.cpus().length;
-  return `${load.toFixed(2)}${busy ? ' (busy: above the core count, not judged)' : ''}`;
+  const busy = start > os.cpus().length;
+  return `${start.toFixed(2)} -> ${end.toFixed(2)}${busy ? ' (busy: above the core count at start, not judged)' : ''}`;
 }
 
 export function machine(): string {
@@ -64,7 +64,7 @@ export function renderReport(info: RunInfo, results: Map<string, ScenarioResult>
     `- Settings: ${info.tuning}`,
     `- Machine load: ${info.load}. Other engineers' builds and tests may share these 2 cores; the A/B alternation spreads such noise over both sides, but absolute numbers move with it.`,
     '',
-    'The load column is the 1-min load average while that scenario ran; a figure taken above the core count is marked and is not a verdict on the code.',
+    'The load column is the 1-min load average at the start and end of that scenario (its own load generator and gateways raise the end); a scenario that started above the core count is marked busy and is not a verdict on the code.',
     '',
     'Every ratio is gateway / baseline from the same run: for throughput higher is better, for latency lower is better. The machine has only 2 cores, shared by the load generator (autocannon, in the bench process), the gateway (or the baseline server), Postgres and Redis, so absolute numbers are low and both sides of a comparison pay for the same contention; ratios, not absolute numbers, are the result.',
     '',
