@@ -35,6 +35,7 @@ const SHAPE: Shape = {
     max_rows: 'YES',
     max_result_bytes: 'YES',
     datasource: 'YES',
+    chart: 'ANY',
   },
   tenant_datasources: {
     tenant_id: 'NO',

@@ -91,6 +91,8 @@ export interface ReportsTable {
   max_result_bytes: ColumnType<number | null, number | null | undefined, number | null>;
   /** the tenant data source the report runs on; NULL: the tenant's schema here */
   datasource: ColumnType<string | null, string | null | undefined, string | null>;
+  /** how the rows are best drawn, `{type, x, y, series}` (migration 2026-12-03T22-00); NULL: inferred */
+  chart: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 /** A removed report: the catalog version its removal claimed. */

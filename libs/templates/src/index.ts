@@ -1,5 +1,7 @@
 export * from './argument-bounds';
 export * from './arguments';
+export * from './chart';
+export * from './chart-spec';
 export * from './description';
 export * from './errors';
 export * from './formats';

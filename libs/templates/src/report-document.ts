@@ -1,4 +1,5 @@
 import Ajv from 'ajv';
+import type { ChartHint } from './chart';
 import type { TemplateProblem } from './errors';
 import type { FieldType, FilterType, ReportMetadata } from './report';
 import {
@@ -31,6 +32,8 @@ export interface ReportDocument {
   example_questions?: string[];
   /** optional: the tenant data source the report runs on */
   datasource?: string;
+  /** optional: how the rows are best drawn (see chart.ts) */
+  chart?: ChartHint;
 }
 
 const SEARCH_TEXTS = (max: number) => ({
@@ -55,6 +58,8 @@ export const REPORT_DOCUMENT_SCHEMA = {
     synonyms: SEARCH_TEXTS(MAX_SYNONYMS),
     example_questions: SEARCH_TEXTS(MAX_EXAMPLE_QUESTIONS),
     datasource: NAME,
+    // its parts are checked against the output fields (chartProblems), naming the field
+    chart: { type: 'object' },
     filters: {
       type: 'array',
       maxItems: 50,
@@ -140,6 +145,7 @@ export function parseReportDocument(
       ...(doc.synonyms ? { synonyms: doc.synonyms } : {}),
       ...(doc.example_questions ? { exampleQuestions: doc.example_questions } : {}),
       ...(doc.datasource ? { datasource: doc.datasource } : {}),
+      ...(doc.chart ? { chart: doc.chart } : {}),
       filters: (doc.filters ?? []).map((f) => ({
         name: f.name,
         type: f.type,
@@ -171,6 +177,7 @@ export function toReportDocument(
     ...(metadata.synonyms ? { synonyms: metadata.synonyms } : {}),
     ...(metadata.exampleQuestions ? { example_questions: metadata.exampleQuestions } : {}),
     ...(metadata.datasource ? { datasource: metadata.datasource } : {}),
+    ...(metadata.chart ? { chart: metadata.chart } : {}),
     filters: metadata.filters.map((f) => ({
       name: f.name,
       type: f.type,

@@ -1,4 +1,5 @@
 import { ArgumentValidator } from './arguments';
+import { chartProblems } from './chart';
 import type { TemplateProblem } from './errors';
 import { argumentsSchema } from './json-schema';
 import { isIdentityParam } from './identity';
@@ -71,6 +72,8 @@ export function reportProblems(report: ReportMetadata): TemplateProblem[] {
   }
   searchTextProblems('synonyms', report.synonyms, MAX_SYNONYMS, add);
   searchTextProblems('example_questions', report.exampleQuestions, MAX_EXAMPLE_QUESTIONS, add);
+  if (report.chart !== undefined)
+    for (const problem of chartProblems(report.chart, report.fields)) problems.push(problem);
   const nul = nulCharacterAt(report);
   if (nul)
     add(

@@ -1,3 +1,5 @@
+import type { ChartHint } from './chart';
+
 /** Report metadata as the templates library sees it: plain data, no database rows. */
 
 export const FILTER_TYPES = [
@@ -57,6 +59,8 @@ export interface ReportMetadata {
   limits?: ReportLimits;
   /** the tenant data source (its own Postgres) the report runs on; absent: the tenant's schema */
   datasource?: string;
+  /** how its rows are best drawn (chart.ts); absent: inferred from the output fields */
+  chart?: ChartHint;
 }
 
 export interface ReportLimits {

@@ -41,7 +41,8 @@ export class ToolCallHotPath implements HotPath {
   answer(request: HotRequest): Promise<HotAnswer> | undefined {
     const principal = this.pipeline.cachedPrincipal(request.headers.authorization);
     const name = request.params?.name;
-    if (!principal || name === undefined) return undefined;
+    // a chart is drawn by the controller (ReportCharts)
+    if (!principal || name === undefined || request.query.chart !== undefined) return undefined;
     const resolved = this.catalog.cachedResolve(principal, name);
     if (!resolved || resolved.tool.kind !== 'report') return undefined;
     // the controller's body rules: a JSON-string `arguments` is parsed; a body it would refuse

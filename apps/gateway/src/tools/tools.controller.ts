@@ -27,6 +27,8 @@ import { restResult } from './tool-call.hot-path';
 import type { RestToolResult } from './tool-call.hot-path';
 import { LIST_CACHE_CONTROL, listEtag, notModified } from './list-etag';
 import { LIST_CONTENT_TYPE } from './list-etag';
+import { CHART_FORMATS, ReportCharts } from '../charts/report-charts';
+import type { ChartFormat } from '../charts/report-charts';
 
 export type { RestToolResult } from './tool-call.hot-path';
 
@@ -46,6 +48,7 @@ export class ToolsController {
     private readonly selection: SelectionService,
     private readonly calls: ToolCallService,
     private readonly pipeline: RequestPipeline,
+    private readonly charts: ReportCharts,
   ) {}
 
   @Get()
@@ -94,6 +97,9 @@ export class ToolsController {
   @ApiStringQuery('encoding', 'rows as objects (default) or as arrays after the columns', {
     enum: ['objects', 'compact'],
   })
+  @ApiStringQuery('chart', "the report's chart of the page: a Vega-Lite spec or an SVG", {
+    enum: [...CHART_FORMATS],
+  })
   @ApiAnswer({
     schema: 'ToolResult',
     body: 'CallRequest',
@@ -105,9 +111,12 @@ export class ToolsController {
     @Param('name') name: string,
     @Body() body: unknown,
     @Query('encoding') encoding?: string,
+    @Query('chart') chart?: string,
   ): Promise<RestToolResult<object>> {
     const request = parseCallRequest(body, encoding);
     if (!request.ok) throw new GatewayError('HTTP_400', request.message);
+    if (chart !== undefined && !(CHART_FORMATS as readonly string[]).includes(chart))
+      throw new GatewayError('HTTP_400', `chart must be one of ${CHART_FORMATS.join(', ')}`);
     const args = request.value.arguments;
     // through the pipeline (limits, span, counters): the disclosure built-ins when the
     // caller's list has them, else the one call path; malformed arguments are refused there
@@ -121,8 +130,14 @@ export class ToolsController {
           ? (await this.selection.call(principal, name, args.value)).outcome
           : this.calls.refuse(principal, name, args.message),
     );
+    const drawn =
+      chart === undefined
+        ? undefined
+        : await this.charts.attach(principal, name, outcome, chart as ChartFormat);
+    const withChart = <T extends object>(answer: T) =>
+      drawn ? { ...answer, chart: drawn } : answer;
     if (request.value.encoding === 'compact' && !outcome.is_error && outcome.text === undefined)
-      return restResult({ ...outcome, result: compactPage(outcome.result) });
-    return restResult(outcome);
+      return withChart(restResult({ ...outcome, result: compactPage(outcome.result) }));
+    return withChart(restResult(outcome));
   }
 }

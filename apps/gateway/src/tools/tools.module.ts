@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { ReportCharts } from '../charts/report-charts';
+import { SvgCharts } from '../charts/svg-charts';
 import { AccessController } from './access.controller';
 import { SelectController } from './select.controller';
 import { ToolCallHotPath } from './tool-call.hot-path';
@@ -11,6 +13,6 @@ import { ToolsController } from './tools.controller';
 @Module({
   imports: [AuthModule],
   controllers: [SelectController, ToolsController, ToolCallsController, AccessController],
-  providers: [ToolListHotPath, ToolCallHotPath],
+  providers: [ToolListHotPath, ToolCallHotPath, ReportCharts, SvgCharts],
 })
 export class ToolsModule {}

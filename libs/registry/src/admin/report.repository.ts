@@ -56,6 +56,7 @@ function reportRows(report: ReportMetadata, status: 'active' | 'disabled'): Repo
       synonyms: report.synonyms ?? null,
       example_questions: report.exampleQuestions ?? null,
       datasource: report.datasource ?? null,
+      chart: report.chart ? JSON.stringify(report.chart) : null,
     },
     filters: report.filters.map((f) => ({
       name: f.name,

@@ -1,5 +1,5 @@
 import type { ReportRow } from '@app/db';
-import type { FieldType, FilterType, ReportMetadata } from '@app/templates';
+import type { ChartHint, FieldType, FilterType, ReportMetadata } from '@app/templates';
 import type { ReachPart } from './report-coverage';
 
 /** What the catalog reads from the metadata schema, as the registry uses it (not rows). */
@@ -111,6 +111,8 @@ export function toStoredReport(
       ...(r.synonyms ? { synonyms: r.synonyms } : {}),
       ...(r.example_questions ? { exampleQuestions: r.example_questions } : {}),
       ...(r.datasource ? { datasource: r.datasource } : {}),
+      // any JSON a row holds: reportProblems judges it against the fields (not served if wrong)
+      ...(r.chart !== null && r.chart !== undefined ? { chart: r.chart as ChartHint } : {}),
       ...reportLimits(r),
       filters: filters.map(toFilter),
       fields: fields.map((f) => ({

@@ -69,6 +69,7 @@ const snapshotSchema = {
               category: str,
               version: { type: 'integer' },
               datasource: str,
+              chart: { type: 'object' },
               filters: {
                 type: 'array',
                 items: closed(

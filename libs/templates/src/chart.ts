@@ -1,0 +1,102 @@
+import type { TemplateProblem } from './errors';
+import type { FieldType, ReportField } from './report';
+
+export const CHART_TYPES = ['bar', 'line', 'area', 'pie', 'table'] as const;
+export type ChartType = (typeof CHART_TYPES)[number];
+
+/**
+ * How a report's rows are best drawn: a hint in its metadata (`chart`), or, when absent, the
+ * one `inferChart` reads off its output fields. `x` is the category or time axis (the slice
+ * of a pie), `y` the measures, `series` an optional field that splits them into colours.
+ */
+export interface ChartHint {
+  type: ChartType;
+  x?: string;
+  y?: string[];
+  series?: string;
+}
+
+const NUMERIC: readonly FieldType[] = ['integer', 'number'];
+const TEMPORAL: readonly FieldType[] = ['date', 'timestamp'];
+const MAX_MEASURES = 10;
+
+/** Why a chart hint does not fit the report's output fields, each naming its part. */
+export function chartProblems(chart: unknown, fields: readonly ReportField[]): TemplateProblem[] {
+  const problems: TemplateProblem[] = [];
+  const add = (message: string) => problems.push({ rule: 'chart', message });
+  if (typeof chart !== 'object' || chart === null || Array.isArray(chart)) {
+    add('chart must be an object like {"type": "bar", "x": "<field>", "y": ["<field>"]}');
+    return problems;
+  }
+  const hint = chart as Record<string, unknown>;
+  const extra = Object.keys(hint).filter((k) => !['type', 'x', 'y', 'series'].includes(k));
+  if (extra.length > 0) add(`chart has unknown properties: ${extra.join(', ')}`);
+  if (!(CHART_TYPES as readonly unknown[]).includes(hint.type)) {
+    add(`chart.type must be one of ${CHART_TYPES.join(', ')}; got ${JSON.stringify(hint.type)}`);
+    return problems;
+  }
+  const byName = new Map(fields.map((f) => [f.name, f]));
+  const field = (path: string, value: unknown): ReportField | undefined => {
+    if (typeof value !== 'string') {
+      add(`${path} must be the name of an output field`);
+      return undefined;
+    }
+    const found = byName.get(value);
+    if (!found)
+      add(
+        `${path} "${value}" is not an output field of the report (fields: ${[...byName.keys()].join(', ') || 'none'})`,
+      );
+    return found;
+  };
+  if (hint.type === 'table') {
+    if (hint.x !== undefined) field('chart.x', hint.x);
+    if (Array.isArray(hint.y)) hint.y.forEach((y, i) => field(`chart.y.${i}`, y));
+    return problems;
+  }
+  if (hint.x === undefined) add(`chart.x is required for a ${String(hint.type)} chart`);
+  else field('chart.x', hint.x);
+  if (!Array.isArray(hint.y) || hint.y.length === 0 || hint.y.length > MAX_MEASURES) {
+    add(`chart.y must list 1 to ${MAX_MEASURES} numeric output fields`);
+  } else {
+    hint.y.forEach((y, i) => {
+      const measure = field(`chart.y.${i}`, y);
+      if (measure && !NUMERIC.includes(measure.type))
+        add(
+          `chart.y.${i} "${measure.name}" must be numeric (integer or number), not ${measure.type}`,
+        );
+    });
+    if (hint.type === 'pie' && hint.y.length !== 1) add('chart.y of a pie chart names one field');
+  }
+  if (hint.series !== undefined) {
+    field('chart.series', hint.series);
+    if (hint.type === 'pie') add('chart.series does not apply to a pie chart');
+  }
+  return problems;
+}
+
+/**
+ * The chart a report without a hint gets: a date or time field and numbers draw a line over
+ * time; one text category and numbers draw bars; anything else is a table.
+ */
+export function inferChart(fields: readonly ReportField[]): ChartHint {
+  const measures = fields.filter((f) => NUMERIC.includes(f.type)).map((f) => f.name);
+  const time = fields.find((f) => TEMPORAL.includes(f.type));
+  const categories = fields.filter((f) => f.type === 'string');
+  if (measures.length === 0) return { type: 'table' };
+  const y = measures.slice(0, MAX_MEASURES);
+  if (time) {
+    return {
+      type: 'line',
+      x: time.name,
+      y,
+      ...(categories.length === 1 && y.length === 1 ? { series: categories[0].name } : {}),
+    };
+  }
+  if (categories.length === 1) return { type: 'bar', x: categories[0].name, y };
+  return { type: 'table' };
+}
+
+/** The chart of a report: its hint, else the inferred one. */
+export function chartOf(report: { chart?: ChartHint; fields: readonly ReportField[] }): ChartHint {
+  return report.chart ?? inferChart(report.fields);
+}
