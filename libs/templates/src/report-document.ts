@@ -1,4 +1,5 @@
 import Ajv from 'ajv';
+import { CHART_TYPES } from './chart';
 import type { ChartHint } from './chart';
 import type { TemplateProblem } from './errors';
 import type { FieldType, FilterType, ReportMetadata } from './report';
@@ -59,7 +60,17 @@ export const REPORT_DOCUMENT_SCHEMA = {
     example_questions: SEARCH_TEXTS(MAX_EXAMPLE_QUESTIONS),
     datasource: NAME,
     // its parts are checked against the output fields (chartProblems), naming the field
-    chart: { type: 'object' },
+    chart: {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: {
+        type: { type: 'string', enum: [...CHART_TYPES] },
+        x: { type: 'string' },
+        y: { type: 'array', maxItems: 10, items: { type: 'string' } },
+        series: { type: 'string' },
+      },
+    },
     filters: {
       type: 'array',
       maxItems: 50,

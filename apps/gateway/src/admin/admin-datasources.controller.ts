@@ -26,14 +26,14 @@ export class AdminDatasourcesController {
 
   @Get()
   @ApiOperation({ summary: "The tenant's data sources with their health (no password)" })
-  @ApiAnswer({ schema: null })
+  @ApiAnswer({ schema: 'DatasourceList' })
   async list(@CurrentPrincipal() admin: Principal) {
     return { datasources: await this.datasources.list(admin) };
   }
 
   @Get(':name')
   @ApiOperation({ summary: 'One data source: its connection without the password, and health' })
-  @ApiAnswer({ schema: null, errors: [...AUTHED, 404] })
+  @ApiAnswer({ schema: 'Datasource', errors: [...AUTHED, 404] })
   get(@CurrentPrincipal() admin: Principal, @Param('name') name: string): Promise<DatasourceView> {
     return this.datasources.get(admin, name);
   }
@@ -43,7 +43,11 @@ export class AdminDatasourcesController {
     summary:
       'Register or replace a data source; its login must be read-only over everything it reaches (else 422)',
   })
-  @ApiAnswer({ schema: null, errors: [...AUTHED, 413, 422] })
+  @ApiAnswer({
+    schema: 'Datasource',
+    description: 'replaced (201 when created, same body)',
+    errors: [...AUTHED, 413, 422],
+  })
   async put(
     @CurrentPrincipal() admin: Principal,
     @Param('name') name: string,

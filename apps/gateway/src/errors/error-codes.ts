@@ -19,6 +19,7 @@ export type GatewayErrorCode =
   | 'SESSION_NOT_FOUND'
   | 'NO_SESSION'
   | 'INVALID_MESSAGE'
+  | 'EMPTY_MESSAGE'
   | 'INVALID_PARAMS';
 
 /** Every code a client can meet, from every library and the app: the mapping must name each. */
@@ -116,6 +117,7 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   SESSION_NOT_FOUND: refusal(404, RPC.sessionNotFound, '/mcp: the session is gone'),
   NO_SESSION: refusal(400, RPC.unauthorized, '/mcp: a request before initialize'),
   INVALID_MESSAGE: refusal(400, RPC.invalidRequest, '/mcp: the body is not JSON-RPC 2.0'),
+  EMPTY_MESSAGE: refusal(400, RPC.parseError, '/mcp: a POST with no body'),
   INVALID_PARAMS: refusal(200, RPC.invalidParams, '/mcp: malformed tools/call params'),
   INVALID_ARGUMENTS: outcome("the arguments fail the tool's schema"),
   TIMEOUT: outcome('the query ran past the statement timeout'),

@@ -123,6 +123,7 @@ const RESULTS: Record<string, Schema> = {
       text: { ...str, description: "a built-in or generated tool's text for the model" },
       trace_id: str,
       meta: obj({ untrusted_data: { type: 'boolean', enum: [true] }, notice: str }),
+      chart: ref('Chart'),
     },
     ['tool', 'is_error', 'result'],
   ),
@@ -136,6 +137,19 @@ const RESULTS: Record<string, Schema> = {
     ['tool', 'is_error', 'error'],
   ),
   ToolResult: { oneOf: [ref('ToolSuccess'), ref('ToolFailure')] },
+  Chart: {
+    ...obj(
+      {
+        format: { type: 'string', enum: ['vega-lite', 'svg'] },
+        type: { type: 'string', enum: ['bar', 'line', 'area', 'pie', 'table'] },
+        spec: { ...anyObject, description: 'a Vega-Lite v5 spec with the rows inline' },
+        svg: { ...str, description: 'the chart drawn as an SVG document' },
+        error: { ...str, description: 'why no chart was drawn (the result itself stands)' },
+      },
+      ['format'],
+    ),
+    description: "the page drawn as the report's chart, when the call asked for ?chart=",
+  },
 };
 
 const REQUESTS: Record<string, Schema> = {
@@ -219,6 +233,22 @@ const OTHERS: Record<string, Schema> = {
     ),
   }),
   AdminReportList: obj({ reports: list(anyObject) }),
+  Datasource: {
+    ...obj({
+      name: str,
+      url: { ...str, description: 'the connection without its password' },
+      replicas: list(str),
+      schema: str,
+      tables: list(str),
+      pool_max: int,
+      statement_timeout_ms: { type: ['integer', 'null'] },
+      updated_at: str,
+      sealed_with_current_key: bool,
+      health: { ...anyObject, description: 'reachable, latency, version, last error, endpoints' },
+    }),
+    additionalProperties: true,
+  },
+  DatasourceList: obj({ datasources: list(ref('Datasource')) }),
   GeneratedToolList: obj({ meta_tool_enabled: bool, tools: list(anyObject) }),
   ProposalList: obj({ proposals: list(ref('Proposal')) }),
   Proposal: { ...obj({ id: str }), additionalProperties: true },

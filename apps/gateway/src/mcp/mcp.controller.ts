@@ -96,6 +96,9 @@ export class McpController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
+    if (request.method === 'POST' && request.body === undefined) {
+      return refuseMcp(reply, 'EMPTY_MESSAGE', 'Parse error: the POST carries no body');
+    }
     if (request.method === 'POST' && !isJsonRpcMessage(request.body)) {
       return refuseMcp(
         reply,
