@@ -142,7 +142,7 @@ const RESULTS: Record<string, Schema> = {
       {
         format: { type: 'string', enum: ['vega-lite', 'svg'] },
         type: { type: 'string', enum: ['bar', 'line', 'area', 'pie', 'table'] },
-        spec: { ...anyObject, description: 'a Vega-Lite v5 spec with the rows inline' },
+        spec: { ...anyObject, description: 'a Vega-Lite v6 spec with the rows inline' },
         svg: { ...str, description: 'the chart drawn as an SVG document' },
         error: { ...str, description: 'why no chart was drawn (the result itself stands)' },
       },
