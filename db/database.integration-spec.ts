@@ -50,6 +50,17 @@ const SHAPE: Shape = {
     updated_at: 'NO',
   },
   report_removals: { tenant_id: 'NO', report_id: 'NO', removed_in: 'NO' },
+  report_usage: {
+    tenant_id: 'NO',
+    tool: 'NO',
+    hour: 'NO',
+    found_via: 'NO',
+    calls: 'NO',
+    errors: 'NO',
+    empty: 'NO',
+    latency_ms_sum: 'NO',
+    latency_buckets: 'NO',
+  },
   report_filters: {
     tenant_id: 'NO',
     report_id: 'NO',

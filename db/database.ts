@@ -253,6 +253,19 @@ export interface AdmissionVerdictsTable {
   judged_at: Generated<Timestamp>;
 }
 
+/** One hour of one tool's calls by how the caller found it (issue #33). */
+export interface ReportUsageTable {
+  tenant_id: string;
+  tool: string;
+  hour: Timestamp;
+  found_via: 'listed' | 'selected' | 'searched';
+  calls: number;
+  errors: number;
+  empty: number;
+  latency_ms_sum: number;
+  latency_buckets: number[];
+}
+
 export interface DB {
   admission_verdicts: AdmissionVerdictsTable;
   database_identity: DatabaseIdentityTable;
@@ -274,6 +287,7 @@ export interface DB {
   generated_tool_stats: GeneratedToolStatsTable;
   meta_tool_settings: MetaToolSettingsTable;
   audit_log: AuditLogTable;
+  report_usage: ReportUsageTable;
 }
 
 export type Tenant = Selectable<TenantsTable>;

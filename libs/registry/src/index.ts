@@ -77,6 +77,15 @@ export type {
 } from './execution/tool-outcome';
 export { argumentsOutOfBounds, ToolCallService } from './execution/tool-calls.service';
 export { CallActivity } from './execution/call-activity';
+export { CallLedger } from './execution/call-ledger';
+export {
+  FOUND_VIA,
+  LATENCY_BOUNDS_MS,
+  ReportUsage,
+  histogramQuantile,
+  latencyBucket,
+} from './execution/report-usage';
+export type { FoundVia, ToolUsage, UsageSettings, UsageSummary } from './execution/report-usage';
 export type { CallBucket } from './execution/call-activity';
 
 // admin

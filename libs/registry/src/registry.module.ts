@@ -4,6 +4,7 @@ import { AdmissionVerdictRepository } from './catalog/admission-verdict.reposito
 import { VERDICT_STORE } from './catalog/admission-verdicts';
 import { BuiltinTools } from './listing/builtin-tools';
 import { CallActivity } from './execution/call-activity';
+import { CallLedger } from './execution/call-ledger';
 import { CatalogLoader } from './catalog/catalog-loader';
 import { CatalogStore } from './catalog/catalog-store';
 import { CatalogChangeFeed } from './catalog/change-feed';
@@ -16,6 +17,7 @@ import { DatasourcePools } from './datasources/source-pools';
 import { Metrics } from './metrics';
 import { ReportAdminService } from './admin/report-admin.service';
 import { ReportExecutor } from './execution/report-executor';
+import { ReportUsage } from './execution/report-usage';
 import { ReportRepository } from './admin/report.repository';
 import { SharedCache } from './catalog/shared-cache';
 import { ToolCallService } from './execution/tool-calls.service';
@@ -26,6 +28,7 @@ const SERVICES = [
   AccessExplainer,
   BuiltinTools,
   CallActivity,
+  CallLedger,
   CatalogChangeFeed,
   CatalogLoader,
   CatalogRepository,
@@ -39,6 +42,7 @@ const SERVICES = [
   ReportAdmission,
   ReportExecutor,
   ReportRepository,
+  ReportUsage,
   SharedCache,
   ToolCallService,
 ];

@@ -1,4 +1,5 @@
 import type { DatasourceOptions } from './datasources/datasource-options';
+import type { UsageSettings } from './execution/report-usage';
 
 /** Injection tokens the gateway provides to the registry. */
 export const DATABASE = Symbol('DATABASE');
@@ -18,6 +19,8 @@ export interface RegistryOptions {
   staleAfterMs: number;
   /** tenant data sources (issue #30); absent: no key, default limits */
   datasources?: Partial<DatasourceOptions>;
+  /** the per-tenant usage table (issue #33); absent: 30 days, written every 10 s */
+  usage?: Partial<UsageSettings>;
 }
 
 export const DEFAULT_REGISTRY_OPTIONS: RegistryOptions = {

@@ -2,13 +2,14 @@ import {
   accessSubject,
   CatalogService,
   RegistryError,
+  ReportUsage,
   ToolCallService,
   toolFailure,
   toolJson,
 } from '@app/registry';
 import type { Principal, ServedTool, TenantCatalog, ToolCallOutcome } from '@app/registry';
 import { ArgumentValidator, formatTool } from '@app/templates';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { parseConversation } from './conversation';
 import { parseSelectRequest, SELECT_LIMIT_DEFAULT } from './select-request';
@@ -76,6 +77,7 @@ export class SelectionService {
     private readonly catalog: CatalogService,
     private readonly calls: ToolCallService,
     @Inject(DisclosurePolicy) readonly disclosure: DisclosurePolicy,
+    @Optional() @Inject(ReportUsage) private readonly usage: ReportUsage | null = null,
   ) {}
 
   /** The tenant's index, in step with `catalog` (the caller's visible set came from it). */
@@ -119,6 +121,11 @@ export class SelectionService {
     const limit = request.limit ?? SELECT_LIMIT_DEFAULT;
     const selection = selectTools(index, conversation, (n) => byName.has(n), limit);
     const format = request.format ?? 'openai';
+    this.usage?.suggested(
+      principal,
+      selection.tools.map((t) => t.name),
+      'selected',
+    );
     return {
       contexts: selection.contexts,
       ranking: selection.tools.map((t) => ({
@@ -176,6 +183,11 @@ export class SelectionService {
       return { name: h.name, title: doc.title, description: oneLine(doc.description) };
     });
     const result = { tools };
+    this.usage?.suggested(
+      principal,
+      tools.map((t) => t.name),
+      'searched',
+    );
     return {
       outcome: toolJson(SEARCH_TOOLS, result),
       found: tools.map((t) => t.name),

@@ -1,6 +1,7 @@
 import { CatalogService } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { chartOf, vegaLiteSpec } from '@app/templates';
+import type { ChartColumn, ChartHint, ReportField } from '@app/templates';
 import { Injectable } from '@nestjs/common';
 import { SvgCharts } from './svg-charts';
 
@@ -36,12 +37,32 @@ export class ReportCharts {
     const resolved = await this.catalog.resolve(principal, name).catch(() => undefined);
     if (resolved?.tool.kind !== 'report')
       return { format, error: 'charts are drawn for report tools only' };
-    const report = resolved.tool.report.report;
+    return this.draw(resolved.tool.report.report, outcome.result, format);
+  }
+
+  /** A page of a report's rows drawn as its chart (its hint, else the inferred one). */
+  async draw(
+    report: { name: string; chart?: ChartHint; fields: readonly ReportField[] },
+    page: { columns: ChartColumn[]; rows: Record<string, unknown>[] },
+    format: ChartFormat,
+  ): Promise<ChartAttachment> {
     const chart = chartOf(report);
-    const spec = vegaLiteSpec(chart, outcome.result.columns, outcome.result.rows, report.name);
-    if (format === 'vega-lite') return { format, type: chart.type, spec };
+    return this.drawSpec(
+      chart.type,
+      vegaLiteSpec(chart, page.columns, page.rows, report.name),
+      format,
+    );
+  }
+
+  /** A Vega-Lite spec as the format asked; an SVG that cannot be drawn says why. */
+  async drawSpec(
+    type: string,
+    spec: Record<string, unknown>,
+    format: ChartFormat,
+  ): Promise<ChartAttachment> {
+    if (format === 'vega-lite') return { format, type, spec };
     try {
-      return { format, type: chart.type, svg: await this.svg.render(spec) };
+      return { format, type, svg: await this.svg.render(spec) };
     } catch (err) {
       return {
         format,

@@ -12,8 +12,20 @@ import { metaToolSettings } from './meta-tool.config';
 import type { MetaToolSettings } from './meta-tool.config';
 import { logSettings, metricsSettings, tracingSettings } from './observability.config';
 import type { LogSettings, MetricsSettings, TracingSettings } from './observability.config';
-import { cacheSettings, limitSettings, reportSettings, toolSettings } from './serving.config';
-import type { CacheSettings, LimitSettings, ReportSettings, ToolSettings } from './serving.config';
+import {
+  cacheSettings,
+  limitSettings,
+  reportSettings,
+  toolSettings,
+  usageSettings,
+} from './serving.config';
+import type {
+  CacheSettings,
+  LimitSettings,
+  ReportSettings,
+  ToolSettings,
+  UsageTableSettings,
+} from './serving.config';
 
 export { ConfigError } from './env';
 export { LOG_LEVELS } from './observability.config';
@@ -52,6 +64,7 @@ export interface GatewaySettings {
     directory: string;
   };
   cache: CacheSettings;
+  usage: UsageTableSettings;
   log: LogSettings;
   metrics: MetricsSettings;
   tracing: TracingSettings;
@@ -98,6 +111,7 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
     tools: toolSettings(env),
     console: { directory: env.CONSOLE_DIR || 'apps/console/dist' },
     cache: cacheSettings(env),
+    usage: usageSettings(env),
     log: logSettings(env),
     metrics: metricsSettings(env),
     tracing: tracingSettings(env),

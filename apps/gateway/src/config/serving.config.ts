@@ -27,6 +27,14 @@ export interface CacheSettings {
   staleAfterMs: number;
 }
 
+/** The per-tenant usage table: USAGE_*. */
+export interface UsageTableSettings {
+  /** hours older than this many days are deleted; 0 records no usage */
+  retentionDays: number;
+  /** how often an instance adds what it counted to the table */
+  flushMs: number;
+}
+
 /** Fairness limits and the request body cap: LIMIT_*. */
 export interface LimitSettings {
   /** tool calls per user per minute, all instances together; 0 = no limit */
@@ -62,6 +70,13 @@ export function cacheSettings(env: Env): CacheSettings {
   return {
     ttlSeconds: integer(env, 'CACHE_TTL_SECONDS', 1800, 1, 7 * 24 * 3600),
     staleAfterMs: integer(env, 'CATALOG_STALE_AFTER_MS', 1000, 0, 600_000),
+  };
+}
+
+export function usageSettings(env: Env): UsageTableSettings {
+  return {
+    retentionDays: integer(env, 'USAGE_RETENTION_DAYS', 30, 0, 3650),
+    flushMs: integer(env, 'USAGE_FLUSH_MS', 10_000, 100, 3_600_000),
   };
 }
 

@@ -100,6 +100,30 @@ export class ConsoleAdminController {
     return this.console.review(reviewer);
   }
 
+  @Get('console/usage')
+  @ApiOperation({
+    summary:
+      'How one tool of your tenant is used: calls, error and empty rates, p50/p95, how callers found it, per day',
+  })
+  @ApiStringQuery('tool', 'the tool name', { required: true, example: 'query_report_sales' })
+  @ApiStringQuery('days', 'days back, 1 to 90 (default 14)', { example: '14' })
+  @ApiAnswer({ schema: 'ConsoleView' })
+  usage(
+    @CurrentPrincipal() admin: Principal,
+    @Query('tool') tool?: string,
+    @Query('days') days?: string,
+  ) {
+    if (!tool || tool.length > 128 || !/^[A-Za-z0-9_-]+$/.test(tool))
+      throw new GatewayError(
+        'HTTP_400',
+        'tool is required: a tool name, e.g. ?tool=query_report_sales',
+      );
+    const n = days === undefined || days === '' ? 14 : Number(days);
+    if (!Number.isInteger(n) || n < 1 || n > 90)
+      throw new GatewayError('HTTP_400', `days must be a whole number from 1 to 90; got "${days}"`);
+    return this.console.usage(admin, tool, n);
+  }
+
   @Get('console/health')
   @ApiOperation({
     summary: "The tenant's catalog version, reports, calls per minute; this instance's caches",

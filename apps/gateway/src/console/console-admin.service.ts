@@ -9,11 +9,14 @@ import {
   RegistryError,
   ReportAdminService,
   ReportExecutor,
+  ReportUsage,
 } from '@app/registry';
-import type { Principal, TenantCatalog, ToolCallOutcome } from '@app/registry';
-import { formatTool, TOOL_FORMATS } from '@app/templates';
+import type { Principal, TenantCatalog, ToolCallOutcome, ToolUsage } from '@app/registry';
+import { formatTool, TOOL_FORMATS, vegaLiteSpec } from '@app/templates';
 import type { ToolFormat } from '@app/templates';
 import { Injectable } from '@nestjs/common';
+import { ReportCharts } from '../charts/report-charts';
+import type { ChartAttachment } from '../charts/report-charts';
 import { tenantHealth } from './console-health';
 import type { TenantHealth } from './console-health';
 import { decidedProposals, withStaticFindings } from './console-review';
@@ -47,6 +50,8 @@ export class ConsoleAdminService {
     private readonly metaTool: MetaToolService,
     private readonly metrics: Metrics,
     private readonly activity: CallActivity,
+    private readonly usageTable: ReportUsage,
+    private readonly charts: ReportCharts,
   ) {}
 
   /** The caller's tenant, read fresh, once the caller is known to be its admin. */
@@ -93,7 +98,11 @@ export class ConsoleAdminService {
   }
 
   /** Runs the (unsaved) document's template read-only with sample arguments: the first page. */
-  async tryIt(admin: Principal, id: string, body: unknown): Promise<ToolCallOutcome> {
+  async tryIt(
+    admin: Principal,
+    id: string,
+    body: unknown,
+  ): Promise<ToolCallOutcome & { chart?: ChartAttachment }> {
     const catalog = await this.adminCatalog(admin);
     const { report, arguments: args } = (body && typeof body === 'object' ? body : {}) as {
       report?: unknown;
@@ -111,12 +120,45 @@ export class ConsoleAdminService {
     const requested = (sample as { page_size?: unknown }).page_size;
     const pageSize =
       typeof requested === 'number' && requested >= 1 ? Math.min(requested, TRY_PAGE_SIZE) : 10;
-    return this.executor.call(
+    const outcome = await this.executor.call(
       catalog,
       judged.tool,
       { ...sample, page: 1, page_size: pageSize },
       admin,
     );
+    // the preview draws the page as the report's chart, as a REST call with ?chart=svg would
+    if (outcome.is_error || outcome.text !== undefined) return outcome;
+    return { ...outcome, chart: await this.charts.draw(judged.tool.report, outcome.result, 'svg') };
+  }
+
+  /**
+   * How one tool of the caller's tenant is used over the last `days`: calls, error and
+   * empty-result rates, latency percentiles, how callers found it, and calls per day drawn.
+   */
+  async usage(
+    admin: Principal,
+    tool: string,
+    days: number,
+  ): Promise<ToolUsage & { enabled: boolean; chart: ChartAttachment }> {
+    await this.adminCatalog(admin);
+    await this.usageTable.flush();
+    const usage = await this.usageTable.usage(admin.tenantId, tool, days);
+    const spec = vegaLiteSpec(
+      { type: 'line', x: 'day', y: ['calls', 'errors', 'empty'] },
+      [
+        { name: 'day', type: 'date' },
+        { name: 'calls', type: 'integer' },
+        { name: 'errors', type: 'integer' },
+        { name: 'empty', type: 'integer' },
+      ],
+      usage.daily,
+      `${tool}: calls per day`,
+    );
+    return {
+      ...usage,
+      enabled: this.usageTable.enabled,
+      chart: await this.charts.drawSpec('line', spec, 'svg'),
+    };
   }
 
   /** The tool list a user (or a set of roles and claims) of the caller's tenant gets. */

@@ -1,4 +1,4 @@
-import { argumentsOutOfBounds, CallActivity, CatalogService, ReportExecutor } from '@app/registry';
+import { argumentsOutOfBounds, CallLedger, CatalogService, ReportExecutor } from '@app/registry';
 import { DISCLOSURE_TOOL_NAMES } from '@app/selection';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { gatewayConfig } from '../config/gateway.config';
@@ -32,7 +32,7 @@ export class McpCallHotPath implements HotPath {
     private readonly catalog: CatalogService,
     private readonly executor: ReportExecutor,
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
-    @Optional() @Inject(CallActivity) private readonly activity: CallActivity | null = null,
+    @Optional() @Inject(CallLedger) private readonly ledger: CallLedger | null = null,
   ) {}
 
   answer(request: HotRequest): Promise<HotAnswer> | undefined {
@@ -45,6 +45,7 @@ export class McpCallHotPath implements HotPath {
     if (!resolved || resolved.tool.kind !== 'report') return undefined;
     const report = resolved.tool.report;
     const { name, args } = call;
+    const startedAt = performance.now();
     return this.pipeline
       .callTool(
         principal,
@@ -57,7 +58,7 @@ export class McpCallHotPath implements HotPath {
           this.executor.call(resolved.catalog, report, args, principal),
       )
       .then((outcome) => {
-        this.activity?.record(principal.tenantId, outcome.is_error);
+        this.ledger?.ended(principal, name, outcome, startedAt);
         const result = mcpCallResult(outcome, this.config.mcp.textMaxBytes);
         return {
           headers: { 'content-type': 'application/json', 'mcp-session-id': sessionId },

@@ -1,6 +1,6 @@
 import {
   argumentsOutOfBounds,
-  CallActivity,
+  CallLedger,
   CatalogService,
   pageRowsJson,
   ReportExecutor,
@@ -35,7 +35,7 @@ export class ToolCallHotPath implements HotPath {
     private readonly pipeline: RequestPipeline,
     private readonly catalog: CatalogService,
     private readonly executor: ReportExecutor,
-    @Optional() @Inject(CallActivity) private readonly activity: CallActivity | null = null,
+    @Optional() @Inject(CallLedger) private readonly ledger: CallLedger | null = null,
   ) {}
 
   answer(request: HotRequest): Promise<HotAnswer> | undefined {
@@ -51,6 +51,7 @@ export class ToolCallHotPath implements HotPath {
     if (!parsed.ok || parsed.value.encoding !== 'objects') return undefined;
     const args = parsed.value.arguments;
     const report = resolved.tool.report;
+    const startedAt = performance.now();
     return this.pipeline
       .callTool(principal, name, args.ok ? args.value : undefined, 'rest', async () =>
         args.ok
@@ -60,7 +61,7 @@ export class ToolCallHotPath implements HotPath {
           : toolError(name, 'INVALID_ARGUMENTS', args.message),
       )
       .then((outcome) => {
-        this.activity?.record(principal.tenantId, outcome.is_error);
+        this.ledger?.ended(principal, name, outcome, startedAt);
         return outcome;
       })
       .then((outcome) => ({

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
-import { ReportCharts } from '../charts/report-charts';
-import { SvgCharts } from '../charts/svg-charts';
+import { ChartsModule } from '../charts/charts.module';
 import { AccessController } from './access.controller';
 import { SelectController } from './select.controller';
 import { ToolCallHotPath } from './tool-call.hot-path';
@@ -11,8 +10,8 @@ import { ToolsController } from './tools.controller';
 
 /** The REST tool API: lists, calls, provider tool-call batches, select, explain, fast lanes. */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, ChartsModule],
   controllers: [SelectController, ToolsController, ToolCallsController, AccessController],
-  providers: [ToolListHotPath, ToolCallHotPath, ReportCharts, SvgCharts],
+  providers: [ToolListHotPath, ToolCallHotPath],
 })
 export class ToolsModule {}

@@ -6,6 +6,7 @@ import { toolNotFound } from '../errors';
 import type { CatalogService } from '../listing/catalog.service';
 import type { ServedTool } from '../listing/served-tool';
 import { CallActivity } from './call-activity';
+import { CallLedger } from './call-ledger';
 import type { ReportExecutor } from './report-executor';
 import type { ToolCallOutcome } from './tool-outcome';
 import { ToolCallService } from './tool-calls.service';
@@ -57,7 +58,7 @@ function setup(runner: GeneratedToolRunner | null) {
   } as unknown as CatalogService;
   const executor = {} as ReportExecutor;
   const activity = CallActivity.withClock(1, () => 0);
-  const service = new ToolCallService(catalogs, executor, runner, activity);
+  const service = new ToolCallService(catalogs, executor, runner, new CallLedger(activity));
   const counted = () => activity.recent('acme')[0];
   return { service, calls, counted };
 }

@@ -1,10 +1,11 @@
 import { argumentBoundsProblem } from '@app/templates';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { CallActivity } from './call-activity';
+import { CallLedger } from './call-ledger';
 import { CatalogService } from '../listing/catalog.service';
 import type { Principal } from '../access/principal';
 import { ReportExecutor } from './report-executor';
 import { toolFailure } from './tool-outcome';
+import { RegistryError } from '../errors';
 import type { ToolCallOutcome } from './tool-outcome';
 import { GENERATED_TOOL_RUNNER } from '../catalog/generated-tools';
 import type { GeneratedToolRunner } from '../catalog/generated-tools';
@@ -27,7 +28,7 @@ export class ToolCallService {
     @Optional()
     @Inject(GENERATED_TOOL_RUNNER)
     private readonly generated: GeneratedToolRunner | null = null,
-    @Optional() @Inject(CallActivity) private readonly activity: CallActivity | null = null,
+    @Optional() @Inject(CallLedger) private readonly ledger: CallLedger | null = null,
   ) {}
 
   /**
@@ -40,13 +41,21 @@ export class ToolCallService {
   }
 
   async call(principal: Principal, name: string, args: unknown): Promise<ToolCallOutcome> {
-    let failed = true;
+    const startedAt = performance.now();
+    let outcome: ToolCallOutcome | undefined;
     try {
-      const outcome = await this.run(principal, name, args);
-      failed = outcome.is_error;
+      outcome = await this.run(principal, name, args);
       return outcome;
+    } catch (err) {
+      // a tool the caller cannot use (404) is no use of any tool
+      if (err instanceof RegistryError && err.code === 'TOOL_NOT_FOUND') {
+        this.ledger?.refused(principal);
+        throw err;
+      }
+      this.ledger?.ended(principal, name, undefined, startedAt);
+      throw err;
     } finally {
-      this.activity?.record(principal.tenantId, failed);
+      if (outcome) this.ledger?.ended(principal, name, outcome, startedAt);
     }
   }
 
