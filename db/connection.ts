@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
 import type { DB } from './database';
-import { ResultTooLargeError } from './guarded-read';
+import { ReadCancelledError, ResultTooLargeError } from './guarded-read';
 import type { GuardedReadRequest, GuardedReadResult, SqlField } from './guarded-read';
 import { Mutex } from './mutex';
 import { PGliteDialect } from './pglite-dialect';
@@ -96,7 +96,10 @@ export async function openPGlite(dataDir: string | undefined): Promise<DatabaseH
     },
     guardedRead(request) {
       // In-process: no round trips to save and no socket to watch; the cap is checked after.
-      return mutex.run(() => pgliteGuardedRead(pglite, request));
+      return mutex.run(() => {
+        if (request.signal?.aborted) throw new ReadCancelledError();
+        return pgliteGuardedRead(pglite, request);
+      });
     },
     ping: (timeoutMs) => ping(db, timeoutMs),
     async listen(channel, onNotify) {

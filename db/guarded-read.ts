@@ -27,6 +27,20 @@ export interface GuardedReadRequest {
    * unnamed one. Only for SQL fixed per report version; the name must cover the tenant.
    */
   statement?: NamedStatement;
+  /**
+   * Aborted: the read is given up. Not yet on a connection, it never starts; running, the
+   * server is asked to cancel it (a CancelRequest on a connection of its own, so a full pool
+   * does not delay it) and the connection is dropped rather than reused.
+   */
+  signal?: AbortSignal;
+}
+
+/** The read was given up because its signal was aborted. */
+export class ReadCancelledError extends Error {
+  readonly code = 'READ_CANCELLED';
+  constructor() {
+    super('the read was cancelled');
+  }
 }
 
 export interface GuardedReadResult {

@@ -10,3 +10,4 @@ export * from './type-parsers';
 export * from './report-rows.repository';
 export * from './server.repository';
 export * from './tenant.repository';
+export * from './cancel-request';

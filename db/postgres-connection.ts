@@ -3,7 +3,13 @@ import pg from 'pg';
 import { answersWithin } from './connection';
 import type { DatabaseHandle, SqlSession, Unlisten } from './connection';
 import type { DB } from './database';
-import { GuardedRead, prepareQueryValue, StatementOutOfSyncError } from './guarded-read';
+import { sendCancelRequest } from './cancel-request';
+import {
+  GuardedRead,
+  prepareQueryValue,
+  ReadCancelledError,
+  StatementOutOfSyncError,
+} from './guarded-read';
 import type { GuardedReadRequest, GuardedReadResult } from './guarded-read';
 import { PreparedStatements, STATEMENTS_PER_CONNECTION } from './prepared-statements';
 import { VALUE_PARSERS } from './type-parsers';
@@ -103,22 +109,36 @@ async function readOnce(
   request: GuardedReadRequest,
   statementsOf: (client: pg.PoolClient) => PreparedStatements,
 ): Promise<GuardedReadResult> {
-  const client = await pool.connect();
+  const { signal } = request;
+  const client = await connectUnlessAborted(pool, signal);
   // a dropped connection makes the client emit 'error'; the read reports it instead
   const onError = (): void => undefined;
   client.on('error', onError);
   const statements = request.statement ? statementsOf(client) : undefined;
   const read = new GuardedRead(request, pgTypes.getTypeParser, statements);
   let broken: Error | undefined;
+  let cancelled: Promise<void> | undefined;
+  const onAbort = (): void => {
+    cancelled ??= sendCancelRequest(client);
+  };
   try {
+    if (signal?.aborted) throw new ReadCancelledError();
+    signal?.addEventListener('abort', onAbort, { once: true });
     void client.query(read);
     return await read.done;
   } catch (err) {
     // bookkeeping that disagrees with the server is not repaired in place: drop it all
     if (err instanceof StatementOutOfSyncError) broken = err;
-    throw err;
+    throw signal?.aborted ? new ReadCancelledError() : err;
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     broken ??= read.broken;
+    // A cancel may land after the statement ended: the connection it was sent for is never
+    // handed to another read, whose statement it could cancel instead.
+    if (cancelled) {
+      await cancelled;
+      broken ??= new ReadCancelledError();
+    }
     if (!broken && read.needsRollback) {
       await client.query('ROLLBACK').catch((err: Error) => {
         broken = err;
@@ -127,6 +147,30 @@ async function readOnce(
     client.release(broken);
     client.removeListener('error', onError);
   }
+}
+
+/**
+ * A connection of the pool, unless `signal` aborts first (a read waiting behind a full pool
+ * is given up at once; the connection it would have had goes straight back).
+ */
+function connectUnlessAborted(pool: pg.Pool, signal?: AbortSignal): Promise<pg.PoolClient> {
+  if (!signal) return pool.connect();
+  if (signal.aborted) return Promise.reject(new ReadCancelledError());
+  return new Promise<pg.PoolClient>((resolve, reject) => {
+    const onAbort = (): void => reject(new ReadCancelledError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    pool.connect().then(
+      (client) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) client.release();
+        else resolve(client);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
 }
 
 /** DatabaseHandle.withSession on Postgres: one connection of the pool for the callback. */

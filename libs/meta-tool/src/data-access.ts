@@ -1,17 +1,7 @@
-import { cancelBackend } from '@app/db';
-import type { DatabaseHandle } from '@app/db';
-import {
-  CatalogService,
-  DATABASE,
-  REGISTRY_OPTIONS,
-  ReportExecutor,
-  sessionLimits,
-  sessionSetup,
-  activeTraceId,
-} from '@app/registry';
-import type { Principal, RegistryOptions, TenantCatalog } from '@app/registry';
+import { CatalogService, ReportExecutor } from '@app/registry';
+import type { Principal, TenantCatalog, TenantQuerySlots } from '@app/registry';
 import type { ReportTool } from '@app/templates';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { callerScope, scopeRefusal } from './caller-scope';
 import type { CallerScope } from './caller-scope';
 
@@ -34,33 +24,106 @@ export interface RunScope {
   sql: CallerScope;
 }
 
-/** Counts, caps and cancels the queries of one run. */
+/** What a run's queries count against besides the run's own limits. */
+export interface RunQueryBudget {
+  tenantId: string;
+  /** the tenant's concurrent-query cap; absent: uncapped (the CLI, specs) */
+  slots?: TenantQuerySlots;
+  /** queries the run's call already holds a slot for (1 for a tool call, 0 for an approval) */
+  covered: number;
+}
+
+const UNCAPPED: TenantQuerySlots = {
+  tryTake: () => () => undefined,
+  released: () => new Promise<void>(() => undefined),
+};
+
+/**
+ * Counts, caps and cancels the queries of one run. Every query is tied to the run's signal:
+ * when the run ends (returns, throws, times out) the ones still running are cancelled in
+ * Postgres. While it lives, each query holds a slot of the tenant's concurrent-query cap: the
+ * first `covered` ride on the call's own slot, every other one takes a slot of its own and
+ * waits (until the run ends) while the tenant is at its cap.
+ */
 export class RunQueries {
   count = 0;
   private inFlight = 0;
+  private coveredInUse = 0;
   private readonly waiting: Array<() => void> = [];
+  /** queries waiting for the call's own slot to come free */
+  private readonly coveredWaiters: Array<() => void> = [];
+  private readonly live = new Set<Promise<unknown>>();
+  private readonly ended: Promise<void>;
 
   constructor(
     readonly maxQueries: number,
     readonly signal: AbortSignal,
-  ) {}
+    private readonly budget: RunQueryBudget = { tenantId: '', covered: Infinity },
+  ) {
+    this.ended = new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  }
 
-  async slot<T>(fn: () => Promise<T>): Promise<T> {
+  slot<T>(fn: () => Promise<T>): Promise<T> {
     this.count += 1;
     if (this.count > this.maxQueries)
-      throw new Error(
-        `this run made more than ${this.maxQueries} data calls; that is the limit per run`,
+      return Promise.reject(
+        new Error(
+          `this run made more than ${this.maxQueries} data calls; that is the limit per run`,
+        ),
       );
+    const work = this.run(fn);
+    this.live.add(work);
+    const forget = () => this.live.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+
+  /** Settles once every query this run started has ended (after the run, they are cancelled). */
+  async settled(): Promise<void> {
+    while (this.live.size > 0) await Promise.allSettled([...this.live]);
+  }
+
+  private async run<T>(fn: () => Promise<T>): Promise<T> {
     while (this.inFlight >= MAX_QUERIES_IN_FLIGHT) {
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
-    if (this.signal.aborted) throw new Error('the run has ended');
     this.inFlight += 1;
+    let release: (() => void) | undefined;
     try {
+      release = await this.tenantSlot();
       return await fn();
     } finally {
+      release?.();
       this.inFlight -= 1;
       this.waiting.shift()?.();
+    }
+  }
+
+  /** A slot of the tenant's cap for one query, waited for while the run lives. */
+  private async tenantSlot(): Promise<() => void> {
+    const slots = this.budget.slots ?? UNCAPPED;
+    for (;;) {
+      if (this.signal.aborted) throw new Error('the run has ended');
+      if (this.coveredInUse < this.budget.covered) {
+        this.coveredInUse += 1;
+        let released = false;
+        return () => {
+          if (released) return;
+          released = true;
+          this.coveredInUse -= 1;
+          for (const wake of this.coveredWaiters.splice(0)) wake();
+        };
+      }
+      const release = slots.tryTake(this.budget.tenantId);
+      if (release) return release;
+      await Promise.race([
+        slots.released(this.budget.tenantId),
+        new Promise<void>((resolve) => this.coveredWaiters.push(resolve)),
+        this.ended,
+      ]);
     }
   }
 }
@@ -77,8 +140,6 @@ export class GeneratedDataAccess {
   constructor(
     private readonly executor: ReportExecutor,
     private readonly catalogs: CatalogService,
-    @Inject(DATABASE) private readonly database: DatabaseHandle,
-    @Inject(REGISTRY_OPTIONS) private readonly options: RegistryOptions,
   ) {}
 
   /** The run's scope, from the caller's own visible set. */
@@ -103,7 +164,7 @@ export class GeneratedDataAccess {
         `no report "${id}" among the reports the caller may use (${[...scope.reports.keys()].join(', ') || 'none'})`,
       );
     const outcome = await run.slot(() =>
-      this.executor.call(scope.catalog, report, args, scope.principal),
+      this.executor.call(scope.catalog, report, args, scope.principal, run.signal),
     );
     if (outcome.is_error) throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
     return outcome.result;
@@ -120,45 +181,12 @@ export class GeneratedDataAccess {
     if (refusal) throw new Error(refusal);
     const wrapped = `SELECT * FROM (\n${sql.replace(/;\s*$/, '')}\n) AS q LIMIT ${MAX_QUERY_ROWS}`;
     try {
-      return await run.slot(() => this.cancellable(tenant, wrapped, params, run.signal));
+      const result = await run.slot(() =>
+        this.executor.runReadOnly(tenant, wrapped, params, undefined, undefined, run.signal),
+      );
+      return result.rows;
     } catch (err) {
       throw new Error(`the query failed: ${err instanceof Error ? err.message : String(err)}`);
     }
-  }
-
-  /** Read-only like every report query, and cancelled (pg_cancel_backend) if the run ends first. */
-  private async cancellable(
-    tenant: TenantScope,
-    text: string,
-    values: unknown[],
-    signal: AbortSignal,
-  ): Promise<unknown[]> {
-    if (this.database.kind !== 'postgres') {
-      return (await this.executor.runReadOnly(tenant, text, values)).rows;
-    }
-    if (signal.aborted) throw new Error('the run has ended');
-    return this.database.withSession(async (session) => {
-      const preamble = sessionSetup(tenant.id, tenant.dataSchema!, sessionLimits(this.options), {
-        traceId: activeTraceId(),
-      }).join('; ');
-      try {
-        await session.script(preamble);
-        const pid = Number((await session.query('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
-        const cancel = () => {
-          void cancelBackend(this.database.db, pid).catch(() => undefined);
-        };
-        signal.addEventListener('abort', cancel, { once: true });
-        try {
-          if (signal.aborted) throw new Error('the run has ended');
-          return (
-            await session.query(text, values, { timeoutMs: this.options.statementTimeoutMs + 1000 })
-          ).rows;
-        } finally {
-          signal.removeEventListener('abort', cancel);
-        }
-      } finally {
-        await session.query('ROLLBACK').catch(() => undefined);
-      }
-    });
   }
 }

@@ -11,6 +11,7 @@ export * from './options';
 export * from './proposal.repository';
 export * from './run-arguments';
 export * from './runtime-gate';
+export * from './schema-safety';
 export * from './sandboxed-runner';
 export * from './static-gate';
 export * from './tool-files';

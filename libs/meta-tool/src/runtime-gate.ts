@@ -5,6 +5,7 @@ import { cut, MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES } from './contract';
 import type { RunScope } from './data-access';
 import type { SandboxOutcome } from './sandbox/sandbox';
 import type { Proposal } from './proposal.repository';
+import { schemaProblems } from './schema-safety';
 import { SandboxedToolRunner } from './sandboxed-runner';
 
 export type RuntimeVerdict =
@@ -16,33 +17,6 @@ export type RuntimeVerdict =
       preview: string | null;
     }
   | { ok: false; message: string };
-
-/** Schema keywords that would make the gateway run a regular expression the tool chose. */
-const REGEX_KEYWORDS = new Set(['pattern', 'patternProperties']);
-
-/** Problems of a generated schema that no ajv option makes safe: regexes, and size. */
-export function schemaProblems(schema: unknown): string[] {
-  const problems: string[] = [];
-  const stack: Array<[unknown, string, number]> = [[schema, '', 0]];
-  while (stack.length > 0) {
-    const [node, at, depth] = stack.pop()!;
-    if (depth > 32) {
-      problems.push('the schema is nested more than 32 levels deep');
-      break;
-    }
-    if (!node || typeof node !== 'object') continue;
-    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
-      if (REGEX_KEYWORDS.has(key) && !at.endsWith('/properties'))
-        problems.push(
-          `"${key}" at ${at || '/'} is not allowed: regular expressions from a generated schema would run in the gateway; check the format in run() instead`,
-        );
-      if (key === 'format' && value === 'regex' && !at.endsWith('/properties'))
-        problems.push(`format "regex" at ${at || '/'} is not allowed`);
-      stack.push([value, `${at}/${key}`, depth + 1]);
-    }
-  }
-  return problems;
-}
 
 type ToolContract = Extract<SandboxOutcome, { ok: true }>['contract'];
 

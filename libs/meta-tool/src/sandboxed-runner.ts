@@ -1,12 +1,13 @@
-import { REGISTRY_OPTIONS, toolFailure, toolText } from '@app/registry';
+import { REGISTRY_OPTIONS, TENANT_QUERY_SLOTS, toolFailure, toolText } from '@app/registry';
 import type {
   GeneratedTool,
   GeneratedToolRunner,
   Principal,
   RegistryOptions,
+  TenantQuerySlots,
   ToolCallOutcome,
 } from '@app/registry';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import { cut } from './contract';
 import { GeneratedDataAccess, RunQueries } from './data-access';
@@ -26,6 +27,8 @@ export interface SandboxRun {
   name: string;
   source: string;
   call?: { args: unknown };
+  /** concurrent-query slots the run's caller already holds (a tool call holds one) */
+  coveredQueries?: number;
 }
 
 /** `ctx.user` of a run: the caller, with the roles they hold in the tenant's catalog. */
@@ -63,6 +66,8 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
     private readonly data: GeneratedDataAccess,
     @Inject(REGISTRY_OPTIONS) private readonly registry: RegistryOptions,
     statsRepository: GeneratedToolStatsRepository,
+    /** the tenant concurrent-query cap; absent outside the gateway (the CLI, specs) */
+    @Optional() @Inject(TENANT_QUERY_SLOTS) private readonly slots: TenantQuerySlots | null = null,
   ) {
     this.stats = new CallStatsBatch((e) => statsRepository.add(e));
     this.options = resolveOptions(options);
@@ -95,7 +100,11 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
     void this.stats.close();
   }
 
-  /** One run in the sandbox, with the data doors of `scope`. */
+  /**
+   * One run in the sandbox, with the data doors of `scope`. It ends when the tool has ended
+   * and every data call it started has ended too: those still running when the tool returned,
+   * threw or timed out are cancelled (and counted against the tenant's cap until they are).
+   */
   async execute(run: SandboxRun): Promise<SandboxOutcome> {
     let argsJson: string | undefined;
     if (run.call) {
@@ -105,7 +114,7 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
     }
     const user = runUser(run.scope);
     let queries: RunQueries | undefined;
-    return this.pool.run({
+    const outcome = await this.pool.run({
       tenantId: run.tenantId,
       name: run.name,
       source: run.source,
@@ -113,7 +122,11 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
       user,
       timeoutMs: this.options.timeoutMs,
       onHost: async (op, a, bJson, signal) => {
-        queries ??= new RunQueries(this.options.maxQueriesPerRun, signal);
+        queries ??= new RunQueries(this.options.maxQueriesPerRun, signal, {
+          tenantId: run.scope.principal.tenantId,
+          slots: this.slots ?? undefined,
+          covered: run.coveredQueries ?? 0,
+        });
         let b: unknown;
         try {
           b = JSON.parse(bJson);
@@ -128,6 +141,9 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
         this.logger.log(`[${run.tenantId}/${run.name}] console.${level}: ${text}`);
       },
     });
+    // the job is over (its signal aborted): what it left running is being cancelled
+    await queries?.settled();
+    return outcome;
   }
 
   async run(
@@ -151,6 +167,8 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
       name,
       source,
       call: { args },
+      // the call was admitted with one slot of the tenant's cap (limitedCall): its first query
+      coveredQueries: 1,
     });
     if (!outcome.ok) {
       this.stats.count(principal.tenantId, name, `${outcome.stage}: ${outcome.message}`);

@@ -6,8 +6,14 @@
 
 // wiring
 export { RegistryModule } from './registry.module';
-export { DATABASE, DEFAULT_REGISTRY_OPTIONS, REDIS, REGISTRY_OPTIONS } from './tokens';
-export type { RegistryOptions } from './tokens';
+export {
+  DATABASE,
+  DEFAULT_REGISTRY_OPTIONS,
+  REDIS,
+  REGISTRY_OPTIONS,
+  TENANT_QUERY_SLOTS,
+} from './tokens';
+export type { RegistryOptions, TenantQuerySlots } from './tokens';
 export { RegistryError, toolNotFound } from './errors';
 export type { RegistryErrorCode } from './errors';
 export { LATENCY_BUCKETS, Metrics } from './metrics';

@@ -5,6 +5,20 @@ import type { UsageSettings } from './execution/report-usage';
 export const DATABASE = Symbol('DATABASE');
 export const REDIS = Symbol('REDIS');
 export const REGISTRY_OPTIONS = Symbol('REGISTRY_OPTIONS');
+/** The tenant concurrent-query cap (the app's limits), for queries a call starts besides its own. */
+export const TENANT_QUERY_SLOTS = Symbol('TENANT_QUERY_SLOTS');
+
+/**
+ * Slots of a tenant's cap on queries running at once (LIMIT_TENANT_CONCURRENT_QUERIES), which
+ * plain tool calls take one each. A generated tool's data calls are queries too: each one
+ * beyond the one its call's own slot covers takes a slot here while it lives.
+ */
+export interface TenantQuerySlots {
+  /** a slot now, or undefined when the tenant is at its cap; call the release exactly once */
+  tryTake(tenantId: string): (() => void) | undefined;
+  /** settles the next time a slot of the tenant is released */
+  released(tenantId: string): Promise<void>;
+}
 
 export interface RegistryOptions {
   statementTimeoutMs: number;

@@ -1,4 +1,4 @@
-import type { Principal } from '@app/registry';
+import type { Principal, TenantQuerySlots } from '@app/registry';
 import { Metrics, REDIS } from '@app/registry';
 import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
@@ -39,11 +39,13 @@ const WHAT: Record<LimitName, string> = {
  * queries are counted per instance, because the pool they protect is per instance.
  */
 @Injectable()
-export class Limits {
+export class Limits implements TenantQuerySlots {
   private readonly user?: RateLimiterAbstract;
   private readonly tenant?: RateLimiterAbstract;
   private readonly proposals?: RateLimiterAbstract;
   private readonly running = new Map<string, number>();
+  /** who waits for a slot of a tenant to be released (a generated tool's data calls) */
+  private readonly waiters = new Map<string, Array<() => void>>();
   private readonly refused: (limit: LimitName) => void;
 
   constructor(
@@ -72,26 +74,45 @@ export class Limits {
       );
     if (this.tenant) await this.consume(this.tenant, 'tenant_calls_per_min', principal.tenantId);
     const cap = this.config.limits.tenantConcurrentQueries;
+    const release = this.tryTake(principal.tenantId);
+    if (release) return release;
+    this.refused('tenant_concurrent_queries');
+    throw new LimitError(
+      'tenant_concurrent_queries',
+      1,
+      `${WHAT.tenant_concurrent_queries} are at the limit of ${cap}; retry in 1 second`,
+    );
+  }
+
+  /**
+   * One of the tenant's concurrent-query slots, or undefined at the cap. A tool call takes one
+   * (admitCall); a generated tool's data calls beyond the one its call covers take one each.
+   */
+  tryTake(tenantId: string): (() => void) | undefined {
+    const cap = this.config.limits.tenantConcurrentQueries;
     if (cap === 0) return NOTHING;
-    const tenant = principal.tenantId;
-    const now = this.running.get(tenant) ?? 0;
-    if (now >= cap) {
-      this.refused('tenant_concurrent_queries');
-      throw new LimitError(
-        'tenant_concurrent_queries',
-        1,
-        `${WHAT.tenant_concurrent_queries} are at the limit of ${cap}; retry in 1 second`,
-      );
-    }
-    this.running.set(tenant, now + 1);
+    const now = this.running.get(tenantId) ?? 0;
+    if (now >= cap) return undefined;
+    this.running.set(tenantId, now + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const left = (this.running.get(tenant) ?? 1) - 1;
-      if (left <= 0) this.running.delete(tenant);
-      else this.running.set(tenant, left);
+      const left = (this.running.get(tenantId) ?? 1) - 1;
+      if (left <= 0) this.running.delete(tenantId);
+      else this.running.set(tenantId, left);
+      const waiting = this.waiters.get(tenantId);
+      this.waiters.delete(tenantId);
+      for (const wake of waiting ?? []) wake();
     };
+  }
+
+  released(tenantId: string): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const waiting = this.waiters.get(tenantId);
+      if (waiting) waiting.push(resolve);
+      else this.waiters.set(tenantId, [resolve]);
+    });
   }
 
   /** One meta_tool proposal of `principal` (the seed's cost guard), or LimitError. */

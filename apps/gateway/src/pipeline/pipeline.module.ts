@@ -1,3 +1,4 @@
+import { TENANT_QUERY_SLOTS } from '@app/registry';
 import { Global, Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import type { Logger } from 'pino';
@@ -13,8 +14,13 @@ export class PipelineModule {
     return {
       module: PipelineModule,
       imports: [AuthModule],
-      providers: [{ provide: PINO_LOGGER, useValue: logger }, Limits, RequestPipeline],
-      exports: [PINO_LOGGER, Limits, RequestPipeline],
+      providers: [
+        { provide: PINO_LOGGER, useValue: logger },
+        Limits,
+        { provide: TENANT_QUERY_SLOTS, useExisting: Limits },
+        RequestPipeline,
+      ],
+      exports: [PINO_LOGGER, Limits, TENANT_QUERY_SLOTS, RequestPipeline],
     };
   }
 }

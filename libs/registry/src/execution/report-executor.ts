@@ -1,4 +1,4 @@
-import { namedStatement } from '@app/db';
+import { namedStatement, ReadCancelledError } from '@app/db';
 import type { DatabaseHandle, GuardedReadResult, NamedStatement, SqlResult } from '@app/db';
 import type { ReportTool } from '@app/templates';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
@@ -42,6 +42,8 @@ export class ReportExecutor {
     tool: ReportTool,
     input: unknown,
     principal: Principal,
+    /** aborted: the read is given up (cancelled on the server if it runs); see GuardedReadRequest */
+    signal?: AbortSignal,
   ): Promise<ToolCallOutcome> {
     const name = tool.definition.name;
     const checked = tool.arguments.check(input);
@@ -79,6 +81,7 @@ export class ReportExecutor {
                 `source:${sourceName}:${source.schema}`,
                 tool,
               ),
+              signal,
             })
           : await this.read(
               catalog.tenant,
@@ -89,8 +92,11 @@ export class ReportExecutor {
               catalog.tenant.dataSchema
                 ? this.statementFor(catalog.tenant.id, catalog.tenant.dataSchema, tool)
                 : undefined,
+              signal,
             );
     } catch (err) {
+      if (err instanceof ReadCancelledError)
+        return toolFailure(name, 'REFUSED', 'the call was cancelled before it finished');
       return readFailure(name, err, timeoutMs, (line) => this.logger.error(line));
     }
     const hasMore = result.rows.length > pageSize;
@@ -145,6 +151,7 @@ export class ReportExecutor {
       maxBytes: number;
       timeoutMs: number;
       statement: NamedStatement;
+      signal?: AbortSignal;
     },
   ): Promise<GuardedReadResult> {
     if (!this.sources)
@@ -167,6 +174,7 @@ export class ReportExecutor {
         maxBytes: read.maxBytes,
         timeoutMs: read.timeoutMs + 1000,
         statement: read.statement,
+        signal: read.signal,
       }),
     );
   }
@@ -182,8 +190,9 @@ export class ReportExecutor {
     values: readonly unknown[],
     maxBytes = MAX_UNPAGED_BYTES,
     timeoutMs = this.options.statementTimeoutMs,
+    signal?: AbortSignal,
   ): Promise<SqlResult> {
-    const result = await this.read(tenant, text, values, maxBytes, timeoutMs);
+    const result = await this.read(tenant, text, values, maxBytes, timeoutMs, undefined, signal);
     return { fields: result.fields, rows: rowObjects(result, result.rows.length) };
   }
 
@@ -200,6 +209,7 @@ export class ReportExecutor {
     maxBytes: number,
     timeoutMs: number,
     statement?: NamedStatement,
+    signal?: AbortSignal,
   ): Promise<GuardedReadResult> {
     if (!tenant.dataSchema) throw new Error(`tenant ${tenant.id} has no datasource`);
     const setup = sessionSetup(
@@ -218,6 +228,7 @@ export class ReportExecutor {
         maxBytes,
         timeoutMs: timeoutMs + 1000,
         statement,
+        signal,
       }),
     );
   }

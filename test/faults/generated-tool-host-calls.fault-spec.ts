@@ -1,0 +1,108 @@
+import pg from 'pg';
+import { eventually } from '../support/eventually';
+import { startGateway } from '../support/gateway';
+import type { RunningGateway, TokenClaims } from '../support/gateway';
+import { analystAuthor, callTool, install, toolSource } from '../support/meta-tool';
+
+/**
+ * Fault (#28 item 1): a generated tool starts data calls (`ctx.report`, `ctx.query`) and ends
+ * (returns without awaiting them, or times out awaiting them). Its statements end with it,
+ * cancelled in Postgres, and while they live they count against the tenant's cap on queries
+ * running at once, like any call's query. A lock the test holds on the tenant's `orders` keeps
+ * each statement running (waiting) for as long as the test needs, with no CPU spent and no
+ * sleep: the statement timeout (60 s) is far off, so only a cancel ends them this soon.
+ */
+describe('faults: the data calls of a generated tool end with its run', () => {
+  let gw: RunningGateway;
+  let locker: pg.Client;
+  const analyst: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] };
+  const gina: TokenClaims = { tenant: 'globex', user: 'gina', roles: ['analyst'] };
+
+  beforeAll(async () => {
+    gw = await startGateway({
+      META_TOOL_TIMEOUT_MS: '3000',
+      META_TOOL_CPU_MS: '2500',
+      REPORT_STATEMENT_TIMEOUT_MS: '60000',
+      LIMIT_TENANT_CONCURRENT_QUERIES: '2',
+      META_TOOL_APPROVAL_WAIT_MS: '',
+      META_TOOL_ENABLED: '',
+    });
+    // each fires its data calls only when asked (`go`), so the smoke call at approval is quick
+    await install(
+      gw,
+      {
+        name: 'fire_and_return',
+        code: toolSource(
+          'fire_and_return',
+          "if (!args.go) return 'idle'; ctx.report('orders_by_status', {}).catch(() => 0); ctx.query('SELECT count(*) AS n FROM orders').catch(() => 0); return 'fired';",
+        ),
+        testArgs: {},
+      },
+      analystAuthor,
+    );
+    await install(
+      gw,
+      {
+        name: 'await_two',
+        code: toolSource(
+          'await_two',
+          "if (!args.go) return 'idle'; await Promise.all([ctx.report('orders_by_status', {}), ctx.report('orders_by_status', { since: '2020-01-01' })]); return 'done';",
+        ),
+        testArgs: {},
+      },
+      analystAuthor,
+    );
+    locker = new pg.Client({ connectionString: gw.database.url });
+    await locker.connect();
+  });
+  afterAll(async () => {
+    await locker.end();
+    await gw.close();
+  });
+  afterEach(() => locker.query('ROLLBACK'));
+
+  const lockOrders = async () => {
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE tenant_acme.orders IN ACCESS EXCLUSIVE MODE');
+  };
+  /** statements of the gateway waiting for the test's lock: the data calls still alive */
+  const waitingOnOrders = async () => {
+    // pg_locks, not pg_stat_activity: the latter is a snapshot inside the locker's transaction
+    const { rows } = await locker.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'tenant_acme.orders'::regclass",
+    );
+    return rows[0].n;
+  };
+
+  it('a tool that fires ctx.report and ctx.query and returns: both are cancelled by the time the call answers', async () => {
+    await lockOrders();
+    const called = await callTool(gw, analystAuthor, 'fire_and_return', { go: true });
+    expect(called.body).toMatchObject({ is_error: false, result: { value: 'fired' } });
+    // nothing left running: before, both waited here until the 60 s statement timeout
+    expect(await waitingOnOrders()).toBe(0);
+  });
+
+  it('data calls count against LIMIT_TENANT_CONCURRENT_QUERIES while they live, and a timed-out run leaves none', async () => {
+    await lockOrders();
+    const running = callTool(gw, analystAuthor, 'await_two', { go: true });
+    // the call's own slot covers one data call, the second takes the tenant's other slot
+    await eventually(async () => expect(await waitingOnOrders()).toBe(2));
+    const refused = await gw.request('/v1/tools/query_report_orders_by_status/call', {
+      method: 'POST',
+      as: analyst,
+      json: { arguments: {} },
+    });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
+    // another tenant is not held back by acme's statements
+    const other = await callTool(gw, gina, 'query_report_orders_by_status', {});
+    expect(other.body.is_error).toBe(false);
+    const ended = await running;
+    expect(ended.body.error?.message).toMatch(/await_two failed \(timeout\)/);
+    expect(await waitingOnOrders()).toBe(0);
+    await locker.query('ROLLBACK');
+    // the slots came back with the statements
+    const after = await callTool(gw, analyst, 'query_report_orders_by_status', {});
+    expect(after.body.is_error).toBe(false);
+  });
+});
