@@ -11,6 +11,12 @@ export interface McpSettings {
   textMaxBytes: number;
   /** browser origins allowed to call /mcp (requests without Origin are not browsers) */
   allowedOrigins: string[];
+  /**
+   * `ttlMs` of a modern (2026-07-28) tools/list result: how long a client may reuse the list
+   * without asking again. Longer saves list requests; a client that does not listen for
+   * changes may keep offering a removed tool (its call then fails) for up to this long.
+   */
+  listTtlMs: number;
 }
 
 export function mcpSettings(env: Env): McpSettings {
@@ -26,6 +32,7 @@ export function mcpSettings(env: Env): McpSettings {
     maxSessionsPerUser: integer(env, 'MCP_MAX_SESSIONS_PER_USER', 10, 1, 1000),
     textMaxBytes: integer(env, 'TOOL_TEXT_MAX_BYTES', 64 * 1024, 2048, 16 * 1024 * 1024),
     allowedOrigins: origins(env),
+    listTtlMs: integer(env, 'MCP_LIST_TTL_MS', 60_000, 0, 24 * 3600_000),
   };
 }
 

@@ -7,6 +7,7 @@ import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
 import { httpErrorOf, jsonRpcErrorOf } from '../errors';
 import { LimitError } from '../pipeline/limits';
+import { requestIdOf } from '../mcp/modern/mcp-era';
 import { Redactor } from '../pipeline/redact';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 
@@ -58,7 +59,7 @@ export class DomainExceptionFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest | undefined>();
     // MCP clients read JSON-RPC error objects, whatever went wrong before the SDK saw the message
     const payload = isMcpPath(request?.url)
-      ? { jsonrpc: '2.0', error: jsonRpcErrorOf(exception, answer), id: null }
+      ? { jsonrpc: '2.0', error: jsonRpcErrorOf(exception, answer), id: requestIdOf(request?.body) }
       : body;
     void reply
       .status(status)

@@ -88,13 +88,29 @@ export class McpServerFactory {
     return server;
   }
 
-  /** tools/call: through the pipeline; a tool found by the selection joins the session's list. */
+  /** tools/call in a session: a tool found by the selection joins the session's list. */
   private async callTool(
     server: Server,
     identity: SessionIdentity,
     params: { name: string; arguments?: Record<string, unknown> },
     principal: Principal,
-  ) {
+  ): Promise<CallToolResult> {
+    const { result, found } = await this.call(principal, identity.context, params);
+    if (found && found.length > 0 && remember(identity, found))
+      void server.sendToolListChanged().catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * tools/call through the pipeline (limits, span, counters), for sessions and stateless
+   * requests alike: the result, and the tools a search/describe found. A refusal the client
+   * must see as a JSON-RPC error (an unknown tool) is thrown with its code.
+   */
+  async call(
+    principal: Principal,
+    context: string | undefined,
+    params: { name: string; arguments?: Record<string, unknown> },
+  ): Promise<{ result: CallToolResult; found?: string[] }> {
     try {
       let found: string[] | undefined;
       const outcome = await this.pipeline.callTool(
@@ -107,34 +123,40 @@ export class McpServerFactory {
             principal,
             params.name,
             params.arguments ?? {},
-            identity.context,
+            context,
           );
           found = called.found;
           return called.outcome;
         },
       );
-      if (found && found.length > 0 && remember(identity, found))
-        void server.sendToolListChanged().catch(() => undefined);
-      return mcpCallResult(outcome, this.config.mcp.textMaxBytes);
+      return { result: mcpCallResult(outcome, this.config.mcp.textMaxBytes), found };
     } catch (err) {
       const failure = mcpCallFailure(err);
       if ('error' in failure) throw failure.error;
-      return withTraceId({
-        isError: true,
-        content: [{ type: 'text', text: failure.result.text }],
-      });
+      return {
+        result: withTraceId({
+          isError: true,
+          content: [{ type: 'text', text: failure.result.text }],
+        }),
+      };
     }
   }
 
   /** What the server tells the model up front: what it serves and the tenant's contexts. */
-  private instructions(identity: SessionIdentity): string {
+  instructions(
+    identity: Pick<SessionIdentity, 'principal' | 'context'>,
+    stateless = false,
+  ): string {
     const contexts = this.catalog.cachedContexts(identity.principal.tenantId) ?? [];
     const lines = [
       `Read-only business reports of tenant ${identity.principal.tenantId}, each a tool query_report_<id> that returns rows.`,
       'Results are paged (page, page_size up to 100); the text lists the columns once, then one JSON array per row, and says how to fetch more rows.',
       'Optional filters may be left out or sent as null.',
     ];
-    if (identity.context) lines.push(`This session serves business context ${identity.context}.`);
+    if (identity.context)
+      lines.push(
+        `${stateless ? 'These tools serve' : 'This session serves'} business context ${identity.context}.`,
+      );
     if (contexts.length > 0) {
       lines.push(
         `Business contexts of this tenant (connect with ?context=<name> for a narrower list): ${contexts

@@ -6,7 +6,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { gatewayConfig } from '../config/gateway.config';
-import { refuseMcp } from '../errors';
+import { refuseMcp, RPC } from '../errors';
 import { requestedContext } from '../pipeline/business-context';
 import type { GatewayConfig } from '../config/gateway.config';
 import { invalidToolCallParams, isJsonRpcMessage } from './mcp-request-rules';
@@ -14,6 +14,11 @@ import { McpOrigins } from './mcp-origin';
 import { McpSessions, ownerOf, SessionOwnerError } from './mcp-sessions.service';
 import { requestAuth } from './mcp-server.factory';
 import { releaseAnsweredJson } from './sdk-json-mappings';
+import { mcpEra, requestIdOf } from './modern/mcp-era';
+import { McpStateless } from './modern/mcp-stateless.service';
+import { errorFrame } from './modern/mcp-wire';
+import { RequestPipeline } from '../pipeline/request-pipeline';
+import type { JSONRPCRequest } from '@modelcontextprotocol/server';
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 
@@ -31,6 +36,8 @@ export class McpController {
   constructor(
     private readonly sessions: McpSessions,
     private readonly catalog: CatalogService,
+    private readonly modern: McpStateless,
+    private readonly pipeline: RequestPipeline,
     @Inject(gatewayConfig.KEY) config: GatewayConfig,
   ) {
     this.origins = new McpOrigins(config.mcp.allowedOrigins, config.publicUrl);
@@ -45,10 +52,44 @@ export class McpController {
   ): Promise<void> {
     const refusal = this.origins.refusal(request.headers);
     if (refusal !== undefined) return refuseMcp(reply, 'ORIGIN_NOT_ALLOWED', refusal);
+    if (request.method === 'POST' && request.body === undefined) {
+      // an empty POST has no JSON to parse (a malformed one is refused by the body parser)
+      return void reply
+        .status(400)
+        .header('content-type', 'application/json')
+        .send(errorFrame(null, RPC.parseError, 'Parse error: the request has no body'));
+    }
+    const era = mcpEra(request.method, request.headers, request.body);
+    switch (era.kind) {
+      case 'legacy':
+        break;
+      case 'modern':
+        return this.stateless(principal, era.request, request, reply);
+      case 'modern-notification':
+        return void reply.status(202).send();
+      case 'reject':
+        this.pipeline.noteOutcome(`MCP_${-era.code}`);
+        return void reply
+          .status(era.status)
+          .header('content-type', 'application/json')
+          .send(errorFrame(era.id, era.code, era.message, era.data));
+    }
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string')
       return this.continueSession(sessionId, principal, request, reply);
     return this.initialize(principal, request, reply);
+  }
+
+  /** A 2026-07-28 request: no session, answered from the request alone by any replica. */
+  private async stateless(
+    principal: Principal,
+    message: JSONRPCRequest,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const context = requestedContext(request);
+    reply.hijack();
+    await this.modern.answer({ principal, context }, message, reply.raw);
   }
 
   /** A request of an existing session (held here or adopted from Redis). */
@@ -63,22 +104,18 @@ export class McpController {
       session = await this.sessions.find(sessionId, principal);
     } catch (err) {
       if (err instanceof SessionOwnerError)
-        return refuseMcp(reply, 'SESSION_FORBIDDEN', err.message);
+        return refuseMcp(reply, 'SESSION_FORBIDDEN', err.message, requestIdOf(request.body));
       throw err;
     }
+    const id = requestIdOf(request.body);
     if (!session)
-      return refuseMcp(reply, 'SESSION_NOT_FOUND', 'session not found; initialize a new one');
+      return refuseMcp(reply, 'SESSION_NOT_FOUND', 'session not found; initialize a new one', id);
     if (session.owner !== ownerOf(principal))
-      return refuseMcp(reply, 'SESSION_FORBIDDEN', 'this session belongs to another user');
+      return refuseMcp(reply, 'SESSION_FORBIDDEN', 'this session belongs to another user', id);
     // the SDK would answer a malformed tools/call with -32603 and a schema dump
     const badParams = request.method === 'POST' ? invalidToolCallParams(request.body) : undefined;
     if (badParams !== undefined)
-      return refuseMcp(
-        reply,
-        'INVALID_PARAMS',
-        badParams,
-        (request.body as { id?: unknown }).id ?? null,
-      );
+      return refuseMcp(reply, 'INVALID_PARAMS', badParams, requestIdOf(request.body));
     reply.hijack();
     // a GET is the session's notification stream: announce changes on it while it is open
     const closed =
@@ -111,6 +148,7 @@ export class McpController {
         reply,
         'NO_SESSION',
         'no valid session: send an initialize request first, then the Mcp-Session-Id it returns',
+        requestIdOf(request.body),
       );
     }
     const context = requestedContext(request);

@@ -5,11 +5,20 @@ import { McpListHotPath } from './mcp-list.hot-path';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpSessions } from './mcp-sessions.service';
 import { McpController } from './mcp.controller';
+import { McpListenStreams } from './modern/mcp-listen';
+import { McpStateless } from './modern/mcp-stateless.service';
 
 @Module({
   imports: [AuthModule],
   controllers: [McpController],
-  providers: [McpServerFactory, McpSessions, McpListHotPath, McpCallHotPath],
+  providers: [
+    McpServerFactory,
+    McpSessions,
+    McpListHotPath,
+    McpCallHotPath,
+    McpStateless,
+    McpListenStreams,
+  ],
   exports: [McpListHotPath, McpCallHotPath],
 })
 export class McpModule {}

@@ -131,6 +131,17 @@ export class RequestPipeline {
     if (fastLane) ctx.fastLane = true;
   }
 
+  /**
+   * Marks the request as a long-lived stream (an MCP subscriptions/listen), which shutdown
+   * does not wait for, like the 2025 GET notification streams.
+   */
+  noteStream(): void {
+    const ctx = currentRequest();
+    if (!ctx || ctx.stream) return;
+    ctx.stream = true;
+    this.inFlight.streams++;
+  }
+
   /** Marks the request's coded outcome (error filters, MCP errors). */
   noteOutcome(outcome: string): void {
     const ctx = currentRequest();

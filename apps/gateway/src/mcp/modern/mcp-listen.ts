@@ -1,0 +1,134 @@
+import { CatalogStore, Metrics } from '@app/registry';
+import type { Principal } from '@app/registry';
+import { Injectable, Logger } from '@nestjs/common';
+import type { OnModuleDestroy } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
+import { McpServerFactory } from '../mcp-server.factory';
+import type { RpcId } from './mcp-era';
+import { subscriptionEndFrame, subscriptionFrame } from './mcp-wire';
+
+/** A tenant's many changes within this window reach a stream as one notification. */
+const COALESCE_MS = 50;
+/** an SSE comment on quiet streams, so proxies and clients do not close them as idle */
+const KEEPALIVE_MS = 15_000;
+
+/** What a client asked for in `subscriptions/listen`, reduced to what a tools-only server sends. */
+export interface ListenFilter {
+  toolsListChanged: boolean;
+}
+
+interface Listener {
+  readonly id: RpcId;
+  readonly principal: Principal;
+  readonly context: string | undefined;
+  readonly filter: ListenFilter;
+  readonly raw: ServerResponse;
+  /** the fingerprint of the list the stream last announced (or the one at open) */
+  fingerprint?: string;
+  pending?: NodeJS.Timeout;
+  close(graceful: boolean): void;
+}
+
+/**
+ * `subscriptions/listen` streams (revision 2026-07-28) held by this replica. Any replica can
+ * hold one: every replica hears every catalog change (LISTEN/NOTIFY, the feed 2025 sessions
+ * use), and the replica holding a stream checks that stream's own tool list (the caller's
+ * permissions and context) and sends `notifications/tools/list_changed` only when it changed
+ * and only when the client asked for it. The acknowledgement goes first; every frame carries
+ * the subscription id (the listen request's JSON-RPC id).
+ */
+@Injectable()
+export class McpListenStreams implements OnModuleDestroy {
+  private readonly logger = new Logger('McpListen');
+  private readonly listeners = new Set<Listener>();
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    store: CatalogStore,
+    private readonly servers: McpServerFactory,
+    private readonly metrics: Metrics,
+  ) {
+    this.unsubscribe = store.onChange((tenant) => this.catalogChanged(tenant));
+  }
+
+  get size(): number {
+    return this.listeners.size;
+  }
+
+  /** Opens the stream on `raw`: the acknowledgement now, changes as they come. */
+  async open(
+    id: RpcId,
+    principal: Principal,
+    context: string | undefined,
+    filter: ListenFilter,
+    raw: ServerResponse,
+  ): Promise<void> {
+    // the baseline first: a change made after this point is announced
+    const baseline = filter.toolsListChanged
+      ? (await this.servers.list({ principal, context })).fingerprint
+      : undefined;
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
+    const acknowledged = filter.toolsListChanged ? { toolsListChanged: true } : {};
+    raw.write(
+      subscriptionFrame(id, 'notifications/subscriptions/acknowledged', {
+        notifications: acknowledged,
+      }),
+    );
+    const keepAlive = setInterval(() => raw.write(':\n\n'), KEEPALIVE_MS);
+    keepAlive.unref();
+    const listener: Listener = {
+      id,
+      principal,
+      context,
+      filter,
+      raw,
+      fingerprint: baseline,
+      close: (graceful) => {
+        if (!this.listeners.delete(listener)) return;
+        clearInterval(keepAlive);
+        clearTimeout(listener.pending);
+        if (graceful && !raw.writableEnded) raw.write(subscriptionEndFrame(id));
+        raw.end();
+      },
+    };
+    this.listeners.add(listener);
+    raw.once('close', () => listener.close(false));
+  }
+
+  private catalogChanged(tenant: string): void {
+    for (const listener of this.listeners) {
+      if (!listener.filter.toolsListChanged) continue;
+      if (tenant !== '*' && listener.principal.tenantId !== tenant) continue;
+      if (listener.pending) continue;
+      listener.pending = setTimeout(() => {
+        listener.pending = undefined;
+        void this.notifyIfChanged(listener);
+      }, COALESCE_MS);
+    }
+  }
+
+  private async notifyIfChanged(listener: Listener): Promise<void> {
+    try {
+      const { principal, context } = listener;
+      const { fingerprint } = await this.servers.list({ principal, context });
+      if (fingerprint === listener.fingerprint || !this.listeners.has(listener)) return;
+      listener.fingerprint = fingerprint;
+      listener.raw.write(subscriptionFrame(listener.id, 'notifications/tools/list_changed'));
+      this.metrics.inc('gateway_mcp_list_changed_total');
+    } catch (err) {
+      this.logger.warn(
+        `could not check a listen stream for tool changes: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+
+  /** Shutdown ends each subscription with its response, so clients know to listen again. */
+  onModuleDestroy(): void {
+    this.unsubscribe();
+    for (const listener of [...this.listeners]) listener.close(true);
+  }
+}

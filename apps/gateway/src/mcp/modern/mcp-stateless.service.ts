@@ -1,0 +1,145 @@
+import { RegistryError } from '@app/registry';
+import type { Principal } from '@app/registry';
+import { Inject, Injectable } from '@nestjs/common';
+import type { JSONRPCRequest } from '@modelcontextprotocol/server';
+import type { ServerResponse } from 'node:http';
+import { gatewayConfig } from '../../config/gateway.config';
+import type { GatewayConfig } from '../../config/gateway.config';
+import { ERRORS, RPC } from '../../errors';
+import { RequestPipeline } from '../../pipeline/request-pipeline';
+import { McpServerFactory } from '../mcp-server.factory';
+import { invalidToolCallParams } from '../mcp-request-rules';
+import type { RpcId } from './mcp-era';
+import { McpListenStreams } from './mcp-listen';
+import type { ListenFilter } from './mcp-listen';
+import { errorFrame, listFrame, MCP_CODES, resultFrame, supportedVersions } from './mcp-wire';
+
+/** Who asks, in which business context, from the request's own token and query. */
+export interface StatelessCaller {
+  readonly principal: Principal;
+  readonly context: string | undefined;
+}
+
+/** Methods 2026-07-28 removed: a modern request naming one gets 404 / -32601 like any unknown. */
+type Handler = (caller: StatelessCaller, request: JSONRPCRequest, raw: ServerResponse) => unknown;
+
+/**
+ * Revision 2026-07-28 on /mcp: each request carries its version and capabilities in `_meta`,
+ * there is no session, so any replica answers from the request alone (the token's principal,
+ * `?context=`). Served: `server/discover`, `tools/list` (the catalog's cached list bytes with
+ * `ttlMs` and a private `cacheScope`), `tools/call` (the same pipeline call as sessions) and
+ * `subscriptions/listen`. Anything else is 404 / -32601, errors echo the request id.
+ */
+@Injectable()
+export class McpStateless {
+  private readonly handlers: Readonly<Record<string, Handler>> = {
+    'server/discover': (caller, request, raw) => this.discover(caller, request.id, raw),
+    'tools/list': (caller, request, raw) => this.list(caller, request.id, raw),
+    'tools/call': (caller, request, raw) => this.call(caller, request, raw),
+    'subscriptions/listen': (caller, request, raw) => this.listen(caller, request, raw),
+  };
+
+  constructor(
+    private readonly servers: McpServerFactory,
+    private readonly listens: McpListenStreams,
+    private readonly pipeline: RequestPipeline,
+    @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
+  ) {}
+
+  /** Answers one classified modern request on the raw response (the caller hijacked it). */
+  async answer(caller: StatelessCaller, request: JSONRPCRequest, raw: ServerResponse) {
+    const handler = Object.prototype.hasOwnProperty.call(this.handlers, request.method)
+      ? this.handlers[request.method]
+      : undefined;
+    if (!handler)
+      return send(
+        raw,
+        404,
+        errorFrame(request.id, MCP_CODES.methodNotFound, `Method not found: ${request.method}`),
+      );
+    try {
+      await handler(caller, request, raw);
+    } catch (err) {
+      this.refuse(raw, request.id, err);
+    }
+  }
+
+  private discover(caller: StatelessCaller, id: RpcId, raw: ServerResponse): void {
+    send(
+      raw,
+      200,
+      resultFrame(id, {
+        supportedVersions: supportedVersions(),
+        capabilities: { tools: { listChanged: true } },
+        instructions: this.servers.instructions(caller, true),
+        // the instructions name the caller's tenant and contexts
+        ttlMs: this.config.mcp.listTtlMs,
+        cacheScope: 'private',
+      }),
+    );
+  }
+
+  private async list(caller: StatelessCaller, id: RpcId, raw: ServerResponse): Promise<void> {
+    this.pipeline.noteList('mcp');
+    const listed = await this.servers.list(caller);
+    send(raw, 200, listFrame(id, listed.body, this.config.mcp.listTtlMs));
+  }
+
+  private async call(
+    caller: StatelessCaller,
+    request: JSONRPCRequest,
+    raw: ServerResponse,
+  ): Promise<void> {
+    const bad = invalidToolCallParams(request);
+    if (bad !== undefined) return send(raw, 200, errorFrame(request.id, RPC.invalidParams, bad));
+    const params = request.params as { name: string; arguments?: Record<string, unknown> };
+    const { result } = await this.servers.call(caller.principal, caller.context, params);
+    send(raw, 200, resultFrame(request.id, { ...result }));
+  }
+
+  private async listen(
+    caller: StatelessCaller,
+    request: JSONRPCRequest,
+    raw: ServerResponse,
+  ): Promise<void> {
+    const filter = listenFilter(request.params);
+    if (typeof filter === 'string')
+      return send(raw, 400, errorFrame(request.id, MCP_CODES.invalidParams, filter));
+    this.pipeline.noteStream();
+    await this.listens.open(request.id, caller.principal, caller.context, filter, raw);
+  }
+
+  /** A thrown refusal as the JSON-RPC error of this request (its id, its table status). */
+  private refuse(raw: ServerResponse, id: RpcId, err: unknown): void {
+    if (raw.headersSent) return void raw.end();
+    if (err instanceof RegistryError) {
+      const { http, jsonRpc } = ERRORS[err.code];
+      this.pipeline.noteOutcome(err.code);
+      return send(raw, http, errorFrame(id, jsonRpc ?? RPC.internalError, err.message));
+    }
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'number' && err instanceof Error)
+      return send(raw, 200, errorFrame(id, code, err.message));
+    this.pipeline.noteOutcome('INTERNAL');
+    send(raw, 500, errorFrame(id, RPC.internalError, 'internal error'));
+  }
+}
+
+/** The `notifications` filter of a listen request, or why it is malformed. */
+function listenFilter(params: unknown): ListenFilter | string {
+  const notifications = (params as { notifications?: unknown } | undefined)?.notifications;
+  if (notifications === undefined) return { toolsListChanged: false };
+  if (typeof notifications !== 'object' || notifications === null || Array.isArray(notifications))
+    return 'Invalid params: subscriptions/listen params.notifications must be an object';
+  return {
+    toolsListChanged: (notifications as { toolsListChanged?: unknown }).toolsListChanged === true,
+  };
+}
+
+function send(raw: ServerResponse, status: number, body: string | Buffer[]): void {
+  const chunks = typeof body === 'string' ? [Buffer.from(body)] : body;
+  const length = chunks.reduce((n, c) => n + c.length, 0);
+  raw.writeHead(status, { 'content-type': 'application/json', 'content-length': length });
+  for (const chunk of chunks) raw.write(chunk);
+  raw.end();
+}
