@@ -4,6 +4,7 @@ import { eventually as poll } from '../support/eventually';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { propose, toolNames, toolSource } from '../support/meta-tool';
+import { mintToken } from '../support/gateway';
 import { launchChromium, screenshot, signIn } from './browser';
 
 const ada: TokenClaims = { tenant: 'acme', user: 'ada', roles: ['admin', 'tool_reviewer'] };
@@ -116,7 +117,15 @@ describe('admin console in Chromium (Postgres)', () => {
       await page.getByRole('button', { name: 'Try it' }).click();
       const result = page.getByTestId('try-result');
       await expectText(result, /east/);
-      await expectText(result, /1 rows on page 1/);
+      await expectText(result, /^[\s\S]*1 row on page 1/);
+      // the page drawn as the report's chart (bars of order_count by region), as a picture
+      const chart = page.getByTestId('try-chart');
+      await chart.waitFor();
+      await eventually(async () =>
+        expect(
+          await chart.evaluate((img: unknown) => (img as { naturalWidth: number }).naturalWidth),
+        ).toBeGreaterThan(0),
+      );
       expect(await toolNames(gw, alice)).not.toContain('query_report_regional_orders');
       await screenshot(page, 'author.png');
       await page.getByRole('button', { name: 'Save (publish)' }).click();
@@ -283,6 +292,7 @@ describe('admin console in Chromium (Postgres)', () => {
   });
 
   it("health shows the tenant's catalog version, recent calls and errors, and the caches", async () => {
+    await gw.request('/v1/tools', { as: alice });
     await gw.request('/v1/tools/query_report_sales_by_region/call', {
       method: 'POST',
       as: alice,
@@ -302,9 +312,68 @@ describe('admin console in Chromium (Postgres)', () => {
     try {
       const health = page.getByTestId('health');
       await expectText(health, new RegExp(`v${rows[0].v}`));
-      await expectText(health, /[1-9]\d* errors/);
+      await expectText(health, /[1-9]\d* errors?/);
+      expect(await health.textContent()).not.toMatch(/yet hits|\b1 errors\b|\b1 calls\b/);
+      expect(await page.locator('.spark meter').first().getAttribute('aria-label')).toMatch(
+        /\d+ calls?, \d+ errors?$/,
+      );
       await expectText(health, /tool lists answered from cache/);
       await screenshot(page, 'health.png');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("shows a report's usage: calls, error rate, latency, how callers found it, calls per day drawn", async () => {
+    const tool = 'query_report_sales_by_region';
+    await gw.request('/v1/tools/select', {
+      method: 'POST',
+      as: alice,
+      json: { messages: [{ role: 'user', content: 'sales by region' }], limit: 5 },
+    });
+    for (const region of ['east', 'west', 'atlantis'])
+      await gw.request(`/v1/tools/${tool}/call`, {
+        method: 'POST',
+        as: alice,
+        json: { arguments: { region } },
+      });
+    const { context, page, problems } = await signIn(browser, gw.baseUrl, ada, `usage/${tool}`);
+    try {
+      const usage = page.getByTestId('usage');
+      await expectText(usage, /\d+ calls/);
+      await expectText(usage, /p95 latency/);
+      await expectText(page.getByTestId('found-via'), /picked by POST \/v1\/tools\/select\s*[1-9]/);
+      const chart = page.getByTestId('usage-chart');
+      await chart.waitFor();
+      await eventually(async () =>
+        expect(
+          await chart.evaluate((img: unknown) => (img as { naturalWidth: number }).naturalWidth),
+        ).toBeGreaterThan(0),
+      );
+      await screenshot(page, 'usage.png');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('signs in from a link pasted into an open tab; the top bar stays on one line at 1280 px', async () => {
+    const { context, page, problems } = await signIn(browser, gw.baseUrl, groot);
+    try {
+      await expectText(page.getByTestId('who'), /groot/);
+      const token = await mintToken({ ...ada, expiresIn: '30m' });
+      await page.evaluate(`location.hash = ${JSON.stringify(`#token=${token}`)}`);
+      await expectText(page.getByTestId('who'), /ada/);
+      expect(page.url()).not.toContain('token=');
+      await page.setViewportSize({ width: 1280, height: 800 });
+      const tops = await page
+        .getByRole('navigation', { name: 'Screens' })
+        .getByRole('link')
+        .evaluateAll((links) => links.map((l) => Math.round(l.getBoundingClientRect().top)));
+      expect(new Set(tops).size).toBe(1);
+      const bar = await page.locator('header.top').boundingBox();
+      expect(bar!.height).toBeLessThan(60);
       expect(problems).toEqual([]);
     } finally {
       await context.close();

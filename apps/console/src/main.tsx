@@ -9,12 +9,14 @@ import { AuthorScreen } from './screens/author';
 import { CatalogScreen } from './screens/catalog';
 import { HealthScreen } from './screens/health';
 import { ReviewScreen } from './screens/review';
+import { UsageScreen } from './screens/usage';
 
 const SCREENS = [
   { path: 'catalog', title: 'Catalog' },
   { path: 'author', title: 'Author a report' },
+  { path: 'usage', title: 'Usage' },
   { path: 'access', title: 'Who sees what' },
-  { path: 'review', title: 'Review generated tools' },
+  { path: 'review', title: 'Review tools' },
   { path: 'health', title: 'Health' },
 ] as const;
 
@@ -99,6 +101,19 @@ function App() {
   const { screen, arg } = useRoute();
   const now = useNow(15_000);
   useEffect(() => {
+    // a sign-in link pasted into an open tab changes only the fragment: sign in with it
+    const signInFromLink = () => {
+      if (!/(?:^#|&)token=/.test(location.hash)) return;
+      const next = initialIdentity();
+      if (next) {
+        setMessage(undefined);
+        setIdentity(next);
+      }
+    };
+    addEventListener('hashchange', signInFromLink);
+    return () => removeEventListener('hashchange', signInFromLink);
+  }, []);
+  useEffect(() => {
     whenUnauthenticated((m) => {
       forget();
       setIdentity(undefined);
@@ -151,6 +166,7 @@ function App() {
       <main class="content">
         {screen === 'catalog' && <CatalogScreen identity={identity} />}
         {screen === 'author' && <AuthorScreen identity={identity} reportId={arg} />}
+        {screen === 'usage' && <UsageScreen identity={identity} tool={arg} />}
         {screen === 'access' && <AccessScreen identity={identity} />}
         {screen === 'review' && <ReviewScreen identity={identity} />}
         {screen === 'health' && <HealthScreen identity={identity} />}

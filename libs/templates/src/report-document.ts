@@ -128,7 +128,7 @@ export function parseReportDocument(
   if (!validateDocument(input)) {
     const problems = (validateDocument.errors ?? []).map((e) => ({
       rule: 'document',
-      message: `${e.instancePath.replace(/^\//, '') || 'report'} ${e.message ?? 'is invalid'}${e.keyword === 'enum' ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : ''}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`,
+      message: `${e.instancePath.replace(/^\//, '') || 'report'} ${e.keyword === 'minLength' && (e.params as { limit: number }).limit === 1 ? 'is empty; it needs a value' : (e.message ?? 'is invalid')}${e.keyword === 'enum' ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : ''}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`,
     }));
     return { ok: false, problems };
   }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, describeError } from '../api';
 import type { Identity } from '../api';
 import { CodeView, SqlEditor } from '../code';
-import { ErrorNote } from './common';
+import { ChartImage, count, ErrorNote } from './common';
 
 const FILTER_TYPES = [
   'string',
@@ -84,6 +84,7 @@ type TryOutcome =
         page_size: number;
         has_more: boolean;
       };
+      chart?: { type?: string; svg?: string; error?: string };
     }
   | { is_error: true; error: { code: string; message: string } };
 
@@ -608,6 +609,13 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
               </p>
             )}
             {tried?.is_error === false && (
+              <ChartImage
+                chart={tried.chart}
+                label={`the page drawn as a ${tried.chart?.type ?? ''} chart`}
+                testId="try-chart"
+              />
+            )}
+            {tried?.is_error === false && (
               <div class="scroll" data-testid="try-result">
                 <table class="grid">
                   <thead>
@@ -630,7 +638,7 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
                   </tbody>
                 </table>
                 <p class="muted">
-                  {tried.result.rows.length} rows on page {tried.result.page}
+                  {count(tried.result.rows.length, 'row')} on page {tried.result.page}
                   {tried.result.has_more ? '; more pages exist' : ''}
                 </p>
               </div>

@@ -113,6 +113,9 @@ export function CatalogScreen({ identity }: { identity: Identity }) {
               <td>
                 <a href={`#/author/${encodeURIComponent(r.id)}`}>{r.id}</a>
                 <div class="muted">{r.name}</div>
+                <a class="small" href={`#/usage/${encodeURIComponent(`query_report_${r.id}`)}`}>
+                  usage
+                </a>
               </td>
               <td>
                 {r.served ? (

@@ -35,3 +35,27 @@ export function ErrorNote(props: { error?: string }) {
 export function when(iso: string | null | undefined): string {
   return iso ? new Date(iso).toLocaleString() : '';
 }
+
+/** "1 row", "3 rows": a count with its noun in the right number. */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** A chart the gateway drew as SVG, shown as a picture (no script of it ever runs). */
+export function ChartImage(props: {
+  chart?: { svg?: string; error?: string };
+  label: string;
+  testId?: string;
+}) {
+  const { chart } = props;
+  if (!chart) return null;
+  if (chart.error)
+    return (
+      <p class="muted" data-testid={props.testId}>
+        No chart: {chart.error}
+      </p>
+    );
+  if (!chart.svg) return null;
+  const src = `data:image/svg+xml;base64,${btoa(unescape(encodeURIComponent(chart.svg)))}`;
+  return <img class="chart" src={src} alt={props.label} data-testid={props.testId} />;
+}

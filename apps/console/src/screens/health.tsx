@@ -1,7 +1,7 @@
 import { useEffect } from 'preact/hooks';
 import { api } from '../api';
 import type { Identity } from '../api';
-import { ErrorNote, useLoad } from './common';
+import { count, ErrorNote, useLoad } from './common';
 
 interface Health {
   tenant: string;
@@ -17,7 +17,7 @@ interface Health {
   };
 }
 
-const pct = (r: number | null) => (r === null ? 'no requests yet' : `${(r * 100).toFixed(1)} %`);
+const pct = (r: number | null) => (r === null ? 'n/a' : `${(r * 100).toFixed(1)} %`);
 
 export function HealthScreen({ identity }: { identity: Identity }) {
   const {
@@ -56,30 +56,43 @@ export function HealthScreen({ identity }: { identity: Identity }) {
             <h2>Tool calls, last {h.calls.length} minutes</h2>
             <p class="big">{calls}</p>
             <p>
-              calls, <strong class={errors ? 'bad-text' : ''}>{errors} errors</strong>
+              {calls === 1 ? 'call' : 'calls'},{' '}
+              <strong class={errors ? 'bad-text' : ''}>{count(errors, 'error')}</strong>
             </p>
-            <div class="spark" aria-label="calls per minute">
+            <div class="spark" role="group" aria-label="calls per minute">
               {h.calls.map((b) => (
                 <meter
                   min={0}
                   max={peak}
                   value={b.calls}
-                  title={`${new Date(b.minute).toLocaleTimeString()}: ${b.calls} calls, ${b.errors} errors`}
+                  aria-label={`${new Date(b.minute).toLocaleTimeString()}: ${count(b.calls, 'call')}, ${count(b.errors, 'error')}`}
+                  title={`${new Date(b.minute).toLocaleTimeString()}: ${count(b.calls, 'call')}, ${count(b.errors, 'error')}`}
                 />
               ))}
+            </div>
+            <div class="spark-axis" aria-hidden="true">
+              <span>{h.calls.length} min ago</span>
+              <span>peak {peak}/min</span>
+              <span>now</span>
             </div>
           </div>
           <div class="card">
             <h2>Caches (this instance, all tenants)</h2>
             <p class="big">{pct(h.cache.list_hit_rate)}</p>
-            <p>tool lists answered from cache</p>
+            <p>
+              {h.cache.list_hit_rate === null
+                ? 'no tool lists served yet'
+                : 'tool lists answered from cache'}
+            </p>
             <p>
               L1 {h.cache.list_requests.l1} · L2 {h.cache.list_requests.l2} · built{' '}
               {h.cache.list_requests.build}
             </p>
             <p>
-              Redis (L2): {pct(h.cache.l2.hit_rate)} hits ({h.cache.l2.hits} hits,{' '}
-              {h.cache.l2.misses} misses, {h.cache.l2.errors} errors)
+              Redis (L2):{' '}
+              {h.cache.l2.hit_rate === null
+                ? 'no lookups yet'
+                : `${pct(h.cache.l2.hit_rate)} hit rate (${count(h.cache.l2.hits, 'hit')}, ${count(h.cache.l2.misses, 'miss', 'misses')}, ${count(h.cache.l2.errors, 'error')})`}
             </p>
             <p>
               catalog builds: {h.cache.catalog_builds.postgres} from Postgres,{' '}

@@ -27,7 +27,12 @@ export function judgeReport(catalog: TenantCatalog, id: string, document: unknow
       return part ? { ...p, part } : { ...p };
     });
   const parsed = parseReportDocument(catalog.tenant.id, id, document);
-  if (!parsed.ok) return { ok: false, problems: withParts(parsed.problems) };
+  if (!parsed.ok)
+    // the template's own refusal first: a half-filled form still learns what the guard says
+    return {
+      ok: false,
+      problems: withParts([...guardOfDraft(catalog, document, sql), ...parsed.problems]),
+    };
   let tool: ReportTool;
   try {
     tool = new ReportTool(parsed.metadata);
@@ -41,4 +46,30 @@ export function judgeReport(catalog: TenantCatalog, id: string, document: unknow
   );
   if (problems.length > 0) return { ok: false, problems: withParts(problems) };
   return { ok: true, tool };
+}
+
+/**
+ * The SQL guard's verdict on a draft whose document is not complete yet (an empty name, a
+ * filter being typed): its template judged with the filters that are readable so far.
+ */
+function guardOfDraft(catalog: TenantCatalog, document: unknown, sql: string): TemplateProblem[] {
+  if (sql.trim() === '') return [];
+  const doc = document as { filters?: unknown; datasource?: unknown };
+  const filters = (Array.isArray(doc.filters) ? doc.filters : []).filter(
+    (f): f is { name: string; type: string } =>
+      typeof f === 'object' &&
+      f !== null &&
+      typeof (f as { name?: unknown }).name === 'string' &&
+      typeof (f as { type?: unknown }).type === 'string',
+  );
+  const draft = {
+    sqlTemplate: sql,
+    filters: filters.map((f) => ({ name: f.name, type: f.type })),
+    datasource: typeof doc.datasource === 'string' ? doc.datasource : undefined,
+  } as unknown as ReportMetadata;
+  try {
+    return templateProblems(draft, reportScope(catalog.tenant, draft));
+  } catch {
+    return [];
+  }
 }
