@@ -11,6 +11,8 @@ const entries = ['main.js', 'cli/meta-tool.js'].map((f) =>
 );
 const consoleRoot = path.join(root, 'apps/console');
 const consoleEntry = path.join(consoleRoot, 'dist/index.html');
+const viewRoot = path.join(root, 'apps/chart-view');
+const viewEntry = path.join(viewRoot, 'dist/view.js');
 
 function newestSource(dir, extensions, skip = new Set()) {
   let newest = 0;
@@ -36,12 +38,23 @@ const consoleSources = newestSource(
   new Set(['dist', 'node_modules']),
 );
 
-// `--console-only` (the browser tests' set-up): the console alone
+// `--console-only` (the browser tests' set-up): the console and the chart View, not the gateway
 const newestGateway = Math.max(...gatewaySources);
 if (!process.argv.includes('--console-only') && entries.some((e) => stale(e, newestGateway))) {
   process.stderr.write('building the gateway and the console (dist is missing or stale)...\n');
   execSync('npm run --silent build', { cwd: root, stdio: 'inherit' });
-} else if (stale(consoleEntry, consoleSources)) {
-  process.stderr.write('building the console (apps/console/dist is missing or stale)...\n');
-  execSync('npm run --silent build:console', { cwd: root, stdio: 'inherit' });
+} else {
+  if (stale(consoleEntry, consoleSources)) {
+    process.stderr.write('building the console (apps/console/dist is missing or stale)...\n');
+    execSync('npm run --silent build:console', { cwd: root, stdio: 'inherit' });
+  }
+  // the MCP Apps chart View, with the chart modules it bundles
+  const viewSources = Math.max(
+    newestSource(viewRoot, ['.ts', '.mjs', '.json'], new Set(['dist', 'node_modules'])),
+    newestSource(path.join(root, 'libs/templates/src'), ['chart.ts', 'chart-spec.ts']),
+  );
+  if (stale(viewEntry, viewSources)) {
+    process.stderr.write('building the chart View (apps/chart-view/dist is missing or stale)...\n');
+    execSync('npm run --silent build:chart-view', { cwd: root, stdio: 'inherit' });
+  }
 }

@@ -2,6 +2,11 @@ import type { TemplateProblem } from './errors';
 import type { FieldType, ReportField } from './report';
 
 export const CHART_TYPES = ['bar', 'line', 'area', 'pie', 'table'] as const;
+
+/** The MCP Apps View every report tool declares: one shared resource, versioned in its name. */
+export const CHART_VIEW_URI = 'ui://report-tool-gateway/chart-view-v1.html';
+/** Where a report tool's MCP definition carries its chart (hint or inferred) for the View. */
+export const CHART_META_KEY = 'io.github.report-tool-gateway/chart';
 export type ChartType = (typeof CHART_TYPES)[number];
 
 /**
@@ -99,4 +104,20 @@ export function inferChart(fields: readonly ReportField[]): ChartHint {
 /** The chart of a report: its hint, else the inferred one. */
 export function chartOf(report: { chart?: ChartHint; fields: readonly ReportField[] }): ChartHint {
   return report.chart ?? inferChart(report.fields);
+}
+
+/**
+ * The `_meta` of a report tool's MCP definition: the MCP Apps View that draws its results
+ * (`ui.resourceUri`, and the flat key hosts of the extension's first draft read) and the
+ * chart it draws. Clients without the extension ignore it.
+ */
+export function reportToolMeta(report: {
+  chart?: ChartHint;
+  fields: readonly ReportField[];
+}): Record<string, unknown> {
+  return {
+    ui: { resourceUri: CHART_VIEW_URI },
+    'ui/resourceUri': CHART_VIEW_URI,
+    [CHART_META_KEY]: chartOf(report),
+  };
 }

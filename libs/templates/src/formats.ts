@@ -67,6 +67,8 @@ export interface ToolDefinition {
   /** shape of the structured result, where the protocol has a place for it (MCP) */
   outputSchema?: JsonSchema;
   readOnly: boolean;
+  /** MCP `_meta` of the tool (a report's chart View, issue #33) */
+  meta?: Record<string, unknown>;
 }
 
 export function formatTool(tool: ToolDefinition, format: ToolFormat): object {
@@ -126,6 +128,7 @@ export function formatTool(tool: ToolDefinition, format: ToolFormat): object {
         description: tool.description,
         inputSchema: tool.inputSchema,
         ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+        ...(tool.meta ? { _meta: tool.meta } : {}),
         annotations: {
           ...(tool.title ? { title: tool.title } : {}),
           readOnlyHint: tool.readOnly,

@@ -1,3 +1,4 @@
+import { reportToolMeta } from './chart';
 import { ArgumentValidator } from './arguments';
 import type { ToolArguments } from './arguments';
 import { toolDescription } from './description';
@@ -49,6 +50,7 @@ export class ReportTool {
       inputSchema: SCHEMAS.share(argumentsSchema(report.filters)),
       outputSchema: SCHEMAS.share(reportResultSchema(report.fields)),
       readOnly: true,
+      meta: reportToolMeta(report),
     };
   }
 

@@ -5,7 +5,14 @@ import type { ListVariant, Principal, ToolCallOutcome } from '@app/registry';
 import { resultText } from '@app/templates';
 import { Inject, Injectable } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  McpError,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
@@ -13,6 +20,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { mcpCallFailure, RPC, rpcError } from '../errors';
 import { currentRequest } from '../pipeline/request-context';
 import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';
+import { ChartViewResource } from './chart-view.resource';
 import { listedTools, toolsOf } from './mcp-list-frame';
 import type { ListedTools } from './mcp-list-frame';
 
@@ -61,13 +69,14 @@ export class McpServerFactory {
     private readonly selection: SelectionService,
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
     private readonly pipeline: RequestPipeline,
+    private readonly view: ChartViewResource,
   ) {}
 
   create(identity: SessionIdentity, onListed: (fingerprint: string) => void): Server {
     const server = new Server(
       { name: 'report-tool-gateway', title: 'Report tool gateway', version: '0.1.0' },
       {
-        capabilities: { tools: { listChanged: true }, logging: {} },
+        capabilities: { tools: { listChanged: true }, resources: {}, logging: {} },
         instructions: this.instructions(identity),
       },
     );
@@ -85,6 +94,14 @@ export class McpServerFactory {
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
       this.callTool(server, identity, request.params, requestPrincipal(extra)),
     );
+    // the MCP Apps View report tools declare (issue #33); the same for every caller
+    server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: this.view.list() }));
+    server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+      const contents = this.view.read(request.params.uri);
+      if (!contents)
+        throw new McpError(ErrorCode.InvalidParams, `no resource ${request.params.uri}`);
+      return { contents: [contents] };
+    });
     return server;
   }
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { McpCallHotPath } from './mcp-call.hot-path';
 import { McpListHotPath } from './mcp-list.hot-path';
+import { ChartViewResource } from './chart-view.resource';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpSessions } from './mcp-sessions.service';
 import { McpController } from './mcp.controller';
@@ -13,6 +14,7 @@ import { McpStateless } from './modern/mcp-stateless.service';
   controllers: [McpController],
   providers: [
     McpServerFactory,
+    ChartViewResource,
     McpSessions,
     McpListHotPath,
     McpCallHotPath,
