@@ -52,6 +52,23 @@ describe('faults: the data calls of a generated tool end with its run', () => {
       },
       analystAuthor,
     );
+    await install(
+      gw,
+      {
+        name: 'host_bounds',
+        code: toolSource(
+          'host_bounds',
+          `const settle = (p) => p.then(() => 'ran', (e) => String(e && e.message));
+          if (args.deep) { let v = {}; for (let i = 0; i < 40; i++) v = { a: v }; return settle(ctx.report('orders_by_status', v)); }
+          if (args.deepRows) return settle(ctx.query("SELECT (repeat('[', 40) || repeat(']', 40))::jsonb AS j FROM orders LIMIT 1"));
+          if (args.wideRows) return settle(ctx.query("SELECT repeat('x', 1000) AS t FROM orders LIMIT 1000"));
+          if (args.override) { JSON.stringify = () => '{"a":'.repeat(40) + '1' + '}'.repeat(40); return settle(ctx.report('orders_by_status', {})); }
+          return 'idle';`,
+        ),
+        testArgs: {},
+      },
+      analystAuthor,
+    );
     locker = new pg.Client({ connectionString: gw.database.url });
     await locker.connect();
   });
@@ -105,4 +122,31 @@ describe('faults: the data calls of a generated tool end with its run', () => {
     const after = await callTool(gw, analyst, 'query_report_orders_by_status', {});
     expect(after.body.is_error).toBe(false);
   });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    [
+      'arguments nested 40 levels',
+      { deep: true },
+      /^the arguments of ctx\.report are nested more than 32 levels deep; nothing was run$/,
+    ],
+    [
+      'a result nested 42 levels (a jsonb value)',
+      { deepRows: true },
+      /^the values in the result of ctx\.query are nested more than 32 levels deep/,
+    ],
+    [
+      'a result of 1,000 rows of 1 KB',
+      { wideRows: true },
+      /^the values in the result of ctx\.query are larger than 524288 bytes/,
+    ],
+    // the doors encode with the engine's own JSON, whatever the tool did to the global
+    ['arguments encoded by an overridden JSON.stringify', { override: true }, /^ran$/],
+  ])(
+    'a data call with %s meets the bounds of the call entry (#28 item 9)',
+    async (_, args, says) => {
+      const called = await callTool(gw, analystAuthor, 'host_bounds', args);
+      expect(called.body.is_error).toBe(false);
+      expect(String(called.body.result?.value)).toMatch(says);
+    },
+  );
 });

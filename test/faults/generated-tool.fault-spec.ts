@@ -54,7 +54,7 @@ const job = (over: Partial<SandboxJob> = {}): SandboxJob => ({
   call: { argsJson: '{"x":21}' },
   user: { user_id: 'u' },
   timeoutMs: 3000,
-  onHost: async () => [],
+  onHost: async () => '[]',
   onLog: () => undefined,
   ...over,
 });

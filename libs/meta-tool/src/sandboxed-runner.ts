@@ -15,6 +15,7 @@ import { CallStatsBatch } from './call-stats';
 import { GeneratedToolStatsRepository } from './generated-tool-stats.repository';
 import type { RunScope, TenantScope } from './data-access';
 import { META_TOOL_OPTIONS, resolveOptions } from './options';
+import { hostArguments, hostResultJson } from './host-call-bounds';
 import { argumentsJson } from './run-arguments';
 import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
 import { SandboxPool } from './sandbox/sandbox';
@@ -127,15 +128,12 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
           slots: this.slots ?? undefined,
           covered: run.coveredQueries ?? 0,
         });
-        let b: unknown;
-        try {
-          b = JSON.parse(bJson);
-        } catch {
-          throw new Error('the arguments of the data call are not JSON');
-        }
-        return op === 'report'
-          ? this.data.report(run.scope, a, b, queries)
-          : this.data.query(run.scope, a, b, queries);
+        const b = hostArguments(op, bJson);
+        const value =
+          op === 'report'
+            ? await this.data.report(run.scope, a, b, queries)
+            : await this.data.query(run.scope, a, b, queries);
+        return hostResultJson(op, value);
       },
       onLog: (level, text) => {
         this.logger.log(`[${run.tenantId}/${run.name}] console.${level}: ${text}`);

@@ -32,6 +32,7 @@ const str = (value, max) => {
 const PRELUDE = "(function () {\n" +
   "  'use strict';\n" +
   "  const host = globalThis.__host, log = globalThis.__log, userJson = globalThis.__user;\n" +
+  "  const stringify = JSON.stringify, parse = JSON.parse;\n" +
   "  delete globalThis.__host; delete globalThis.__log; delete globalThis.__user;\n" +
   "  const freeze = (v) => { if (v && typeof v === 'object') { Object.values(v).forEach(freeze); Object.freeze(v); } return v; };\n" +
   "  const user = freeze(JSON.parse(userJson));\n" +
@@ -44,26 +45,28 @@ const PRELUDE = "(function () {\n" +
   "    query(sql, params) {\n" +
   "      if (typeof sql !== 'string') return Promise.reject(new TypeError('ctx.query(sql, params): sql must be a string'));\n" +
   "      if (params !== undefined && !Array.isArray(params)) return Promise.reject(new TypeError('ctx.query(sql, params): params must be an array'));\n" +
-  "      return host('query', sql, JSON.stringify(params === undefined ? [] : params)).then(JSON.parse);\n" +
+  "      return host('query', sql, stringify(params === undefined ? [] : params)).then((json) => parse(json));\n" +
   "    },\n" +
   "    report(id, args) {\n" +
   "      if (typeof id !== 'string') return Promise.reject(new TypeError('ctx.report(id, args): id must be a report id string'));\n" +
   "      if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) return Promise.reject(new TypeError('ctx.report(id, args): args must be an object'));\n" +
-  "      return host('report', id, JSON.stringify(args === undefined ? {} : args)).then(JSON.parse);\n" +
+  "      return host('report', id, stringify(args === undefined ? {} : args)).then((json) => parse(json));\n" +
   "    },\n" +
   "  });\n" +
   "  const describe = (mod) => {\n" +
   "    const tool = mod ? mod.default : undefined;\n" +
   "    const problems = [];\n" +
-  "    if (!tool || typeof tool !== 'object') return JSON.stringify({ problems: ['the default export must be an object { name, description, schema, run }'] });\n" +
+  "    if (!tool || typeof tool !== 'object') return stringify({ problems: ['the default export must be an object { name, description, schema, run }'] });\n" +
   "    let schema = null;\n" +
-  "    try { schema = JSON.stringify(tool.schema); } catch (e) { problems.push('schema must be plain JSON: ' + e.message); }\n" +
-  "    return JSON.stringify({ problems, name: tool.name, description: tool.description, schema: schema === undefined ? null : schema, run: typeof tool.run === 'function' });\n" +
+  "    try { schema = stringify(tool.schema); } catch (e) { problems.push('schema must be plain JSON: ' + e.message); }\n" +
+  "    return stringify({ problems, name: tool.name, description: tool.description, schema: schema === undefined ? null : schema, run: typeof tool.run === 'function' });\n" +
   "  };\n" +
-  "  const invoke = (mod, argsJson) => Promise.resolve().then(() => mod.default.run(JSON.parse(argsJson), ctx)).then((result) => { const json = JSON.stringify(result === undefined ? null : result); return json === undefined ? 'null' : json; });\n" +
+  "  const invoke = (mod, argsJson) => Promise.resolve().then(() => mod.default.run(parse(argsJson), ctx)).then((result) => { const json = stringify(result === undefined ? null : result); return json === undefined ? 'null' : json; });\n" +
   "  return { describe, invoke };\n" +
   "})()";
 
+// what a data call may carry to the parent at most (the parent's own bound, 512 KB, is lower)
+const HOST_TEXT_MAX = 1048576;
 let QuickJS;
 let current;
 let engineBytesAtLoad = 0;
@@ -181,9 +184,17 @@ function runJob(job) {
       spent.push(deferred);
       return deferred.handle;
     }
+    // never cut: cut JSON is not JSON, and the parent bounds the arguments with a clear message
+    if (a.length > HOST_TEXT_MAX || b.length > HOST_TEXT_MAX) {
+      const err = vm.newError('the arguments of ctx.' + (op === 'report' ? 'report' : 'query') + ' are over ' + HOST_TEXT_MAX + ' characters; nothing was run');
+      deferred.reject(err);
+      err.dispose();
+      spent.push(deferred);
+      return deferred.handle;
+    }
     const id = ++nextId;
     deferreds.set(id, deferred);
-    send({ type: 'host', job: job.job, id, op: op === 'report' ? 'report' : 'query', a: str(a, 200000), b: str(b, 200000) });
+    send({ type: 'host', job: job.job, id, op: op === 'report' ? 'report' : 'query', a, b });
     return deferred.handle;
   });
   const logFn = vm.newFunction('__log', (levelH, textH) => {
