@@ -9,11 +9,27 @@
  *
  * Messages to the parent are plain JSON objects whose payloads (arguments, rows, results)
  * travel as strings, so a value from the engine is never handed to Node's serializer.
- * argv[1] is the absolute path of the quickjs-emscripten package.
+ * argv[1] is the absolute path of the quickjs-emscripten package, argv[2] the per-run memory
+ * limit in bytes (the engine's WebAssembly memory is capped from it).
  */
 export const WORKER_SOURCE = String.raw`
 'use strict';
-const { getQuickJS } = require(process.argv[1]);
+const { newQuickJSWASMModule, newVariant, RELEASE_SYNC } = require(process.argv[1]);
+// The engine's WebAssembly memory, bounded: its own 16 MB (the module's initial memory: its
+// data, stack and first heap) plus the per-run limit (argv[2]). QuickJS's own limit does not
+// add allocations up (quickjs-emscripten#271: under Emscripten it cannot size what it frees),
+// and its interrupt check comes too rarely to see a loop of typed arrays, which grew a child
+// past 1 GB. Capped here, the allocation past the cap fails inside the engine ("out of
+// memory") and the run ends with stage "memory"; the child, whose memory never shrinks, is
+// then replaced. Tearing a run down at the cap may fail too: that child is replaced as well.
+const PAGE = 65536;
+const ENGINE_OWN_BYTES = 16 * 1048576;
+const runLimitBytes = Number(process.argv[2]) > 0 ? Number(process.argv[2]) : 64 * 1048576;
+const engineMemory = new WebAssembly.Memory({
+  initial: ENGINE_OWN_BYTES / PAGE,
+  maximum: Math.ceil((ENGINE_OWN_BYTES + runLimitBytes) / PAGE),
+});
+const getQuickJS = () => newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: engineMemory }));
 
 const send = (message, then) => {
   try {
@@ -71,7 +87,7 @@ let QuickJS;
 let current;
 let engineBytesAtLoad = 0;
 // the size of the engine's WebAssembly memory (the module's view is replaced when it grows)
-const engineBytes = () => QuickJS.module.HEAPU8.byteLength;
+const engineBytes = () => engineMemory.buffer.byteLength;
 
 function errorText(vm, handle) {
   try {
@@ -142,7 +158,7 @@ function runJob(job) {
       type: 'failed',
       job: job.job,
       stage,
-      message: str(overMemory ? 'the tool used more than ' + Math.round(limits.memoryBytes / 1048576) + ' MB of memory' : message, 1000),
+      message: str(overMemory || stage === 'memory' ? 'the tool used more than ' + Math.round(limits.memoryBytes / 1048576) + ' MB of memory' : message, 1000),
     });
   function finish(message) {
     if (finished) return;
