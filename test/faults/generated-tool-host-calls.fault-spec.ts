@@ -2,7 +2,8 @@ import pg from 'pg';
 import { eventually } from '../support/eventually';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
-import { analystAuthor, callTool, install, toolSource } from '../support/meta-tool';
+import { SandboxedToolRunner } from '@app/meta-tool';
+import { analystAuthor, callTool, install, reviewer, toolSource } from '../support/meta-tool';
 
 /**
  * Fault (#28 item 1): a generated tool starts data calls (`ctx.report`, `ctx.query`) and ends
@@ -64,6 +65,18 @@ describe('faults: the data calls of a generated tool end with its run', () => {
           if (args.wideRows) return settle(ctx.query("SELECT repeat('x', 1000) AS t FROM orders LIMIT 1000"));
           if (args.override) { JSON.stringify = () => '{"a":'.repeat(40) + '1' + '}'.repeat(40); return settle(ctx.report('orders_by_status', {})); }
           return 'idle';`,
+        ),
+        testArgs: {},
+      },
+      analystAuthor,
+    );
+    await install(
+      gw,
+      {
+        name: 'leaky',
+        code: toolSource(
+          'leaky',
+          "if (!args.go) return 'idle'; const page = await ctx.report('orders_by_status', {}); throw new Error('unexpected rows ' + JSON.stringify(page.rows));",
         ),
         testArgs: {},
       },
@@ -149,4 +162,24 @@ describe('faults: the data calls of a generated tool end with its run', () => {
       expect(String(called.body.result?.value)).toMatch(says);
     },
   );
+
+  it('a tool that throws with the rows it read: reviewers read last_error without them, the caller reads all (#28 item 5)', async () => {
+    const page = await callTool(gw, analyst, 'query_report_orders_by_status', {});
+    const rows = (page.body.result as { rows: Array<Record<string, unknown>> }).rows;
+    const values = rows.flatMap((r) => [String(r.status), String(r.order_count)]);
+    expect(values.length).toBeGreaterThan(4);
+    const called = await callTool(gw, analystAuthor, 'leaky', { go: true });
+    expect(called.body.error?.code).toBe('TOOL_FAILED');
+    // the caller may read their own rows
+    for (const value of values) expect(called.body.error?.message).toContain(value);
+    await gw.app.get(SandboxedToolRunner).flushStats();
+    const listed = await gw.request('/v1/admin/generated-tools', { as: reviewer });
+    const tools = ((await listed.json()) as { tools: Array<{ name: string; last_error: string }> })
+      .tools;
+    const lastError = tools.find((t) => t.name === 'leaky')?.last_error ?? '';
+    expect(lastError).toMatch(
+      /^TOOL_FAILED \(run\): unexpected rows \[\{"status":"‹value›","order_count":‹value›/,
+    );
+    for (const value of values) expect(lastError).not.toMatch(new RegExp(`\\b${value}\\b`));
+  });
 });

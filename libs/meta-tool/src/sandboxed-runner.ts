@@ -12,6 +12,7 @@ import type { OnModuleDestroy } from '@nestjs/common';
 import { cut } from './contract';
 import { GeneratedDataAccess, RunQueries } from './data-access';
 import { CallStatsBatch } from './call-stats';
+import { redactValues, RunValues } from './error-redaction';
 import { GeneratedToolStatsRepository } from './generated-tool-stats.repository';
 import type { RunScope, TenantScope } from './data-access';
 import { META_TOOL_OPTIONS, resolveOptions } from './options';
@@ -30,6 +31,8 @@ export interface SandboxRun {
   call?: { args: unknown };
   /** concurrent-query slots the run's caller already holds (a tool call holds one) */
   coveredQueries?: number;
+  /** collects what the run reads, so its error can be recorded without the caller's rows */
+  values?: RunValues;
 }
 
 /** `ctx.user` of a run: the caller, with the roles they hold in the tenant's catalog. */
@@ -133,7 +136,9 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
           op === 'report'
             ? await this.data.report(run.scope, a, b, queries)
             : await this.data.query(run.scope, a, b, queries);
-        return hostResultJson(op, value);
+        const json = hostResultJson(op, value);
+        run.values?.read(json);
+        return json;
       },
       onLog: (level, text) => {
         this.logger.log(`[${run.tenantId}/${run.name}] console.${level}: ${text}`);
@@ -159,6 +164,9 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
       );
     }
     const scope = await this.data.scopeFor(principal);
+    const values = new RunValues();
+    values.gave(args);
+    values.gave([principal.userId, principal.claims]);
     const outcome = await this.execute({
       scope,
       tenantId: principal.tenantId,
@@ -167,18 +175,21 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
       call: { args },
       // the call was admitted with one slot of the tenant's cap (limitedCall): its first query
       coveredQueries: 1,
+      values,
     });
     if (!outcome.ok) {
-      this.stats.count(principal.tenantId, name, `${outcome.stage}: ${outcome.message}`);
-      this.logger.warn(
-        `generated tool ${principal.tenantId}/${name} failed for ${principal.userId}: ${outcome.stage}: ${outcome.message}`,
-      );
       const code =
         outcome.stage === 'arguments'
           ? 'INVALID_ARGUMENTS'
           : outcome.stage === 'busy'
             ? 'BUSY'
             : 'TOOL_FAILED';
+      // reviewers and the log get it without the caller's values; the caller gets all of it
+      const recorded = `${code} (${outcome.stage}): ${redactValues(outcome.message, values)}`;
+      this.stats.count(principal.tenantId, name, recorded);
+      this.logger.warn(
+        `generated tool ${principal.tenantId}/${name} failed for ${principal.userId}: ${recorded}`,
+      );
       return toolFailure(name, code, cut(failureMessage(name, outcome), 1000));
     }
     this.stats.count(principal.tenantId, name);
