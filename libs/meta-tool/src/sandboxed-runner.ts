@@ -10,7 +10,8 @@ import type {
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import { cut } from './contract';
-import { GeneratedDataAccess, RunQueries } from './data-access';
+import { GeneratedDataAccess } from './data-access';
+import { RunQueries } from './run-queries';
 import { CallStatsBatch } from './call-stats';
 import { redactValues, RunValues } from './error-redaction';
 import { GeneratedToolStatsRepository } from './generated-tool-stats.repository';
