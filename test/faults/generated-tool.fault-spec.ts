@@ -144,7 +144,7 @@ describe('the sandbox process boundary (faults)', () => {
       expect(outcome).toMatchObject({
         ok: false,
         stage: 'memory',
-        message: 'the tool used more than 32 MB of memory',
+        message: 'InternalError: out of memory (the limit is 32 MB per run)',
       });
       expect(await grows.run(job())).toMatchObject({ ok: true, result: 42 });
       // the engine's memory never shrinks: the child that held the bomb is replaced, so a
@@ -187,7 +187,7 @@ describe('the sandbox process boundary (faults)', () => {
       expect(await grow('for (;;) kept.push(new Float64Array(1 << 17));')).toEqual({
         ok: false,
         stage: 'memory',
-        message: 'the tool used more than 32 MB of memory',
+        message: 'InternalError: out of memory (the limit is 32 MB per run)',
       });
       expect(await arrays.run(job())).toMatchObject({ ok: true, result: 42 });
     } finally {

@@ -153,12 +153,13 @@ function runJob(job) {
   };
   const stageOf = (message) =>
     overMemory ? 'memory' : interrupted ? 'cpu' : /out of memory/i.test(message) ? 'memory' : null;
+  const mb = Math.round(limits.memoryBytes / 1048576);
   const failed = (stage, message) =>
     finish({
       type: 'failed',
       job: job.job,
       stage,
-      message: str(overMemory || stage === 'memory' ? 'the tool used more than ' + Math.round(limits.memoryBytes / 1048576) + ' MB of memory' : message, 1000),
+      message: str(overMemory ? 'the tool used more than ' + mb + ' MB of memory' : stage === 'memory' ? message + ' (the limit is ' + mb + ' MB per run)' : message, 1000),
     });
   function finish(message) {
     if (finished) return;
