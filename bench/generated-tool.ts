@@ -91,7 +91,7 @@ async function main() {
         call: { argsJson: JSON.stringify(ARGS) },
         user: { user_id: 'bench' },
         timeoutMs: 10_000,
-        onHost: async () => [],
+        onHost: async () => '[]',
         onLog: () => undefined,
       });
       if (!out.ok) throw new Error(out.message);

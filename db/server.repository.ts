@@ -16,8 +16,3 @@ export async function selectOne(db: Kysely<DB>): Promise<void> {
 export async function notify(db: Kysely<DB>, channel: string, payload: string): Promise<void> {
   await sql`SELECT pg_notify(${channel}, ${payload})`.execute(db);
 }
-
-/** Asks the server to cancel the statement backend `pid` is running (if any). */
-export async function cancelBackend(db: Kysely<DB>, pid: number): Promise<void> {
-  await sql`SELECT pg_cancel_backend(${pid})`.execute(db);
-}

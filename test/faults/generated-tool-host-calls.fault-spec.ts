@@ -2,7 +2,8 @@ import pg from 'pg';
 import { eventually } from '../support/eventually';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
-import { analystAuthor, callTool, install, toolSource } from '../support/meta-tool';
+import { SandboxedToolRunner } from '@app/meta-tool';
+import { analystAuthor, callTool, install, reviewer, toolSource } from '../support/meta-tool';
 
 /**
  * Fault (#28 item 1): a generated tool starts data calls (`ctx.report`, `ctx.query`) and ends
@@ -47,6 +48,35 @@ describe('faults: the data calls of a generated tool end with its run', () => {
         code: toolSource(
           'await_two',
           "if (!args.go) return 'idle'; await Promise.all([ctx.report('orders_by_status', {}), ctx.report('orders_by_status', { since: '2020-01-01' })]); return 'done';",
+        ),
+        testArgs: {},
+      },
+      analystAuthor,
+    );
+    await install(
+      gw,
+      {
+        name: 'host_bounds',
+        code: toolSource(
+          'host_bounds',
+          `const settle = (p) => p.then(() => 'ran', (e) => String(e && e.message));
+          if (args.deep) { let v = {}; for (let i = 0; i < 40; i++) v = { a: v }; return settle(ctx.report('orders_by_status', v)); }
+          if (args.deepRows) return settle(ctx.query("SELECT (repeat('[', 40) || repeat(']', 40))::jsonb AS j FROM orders LIMIT 1"));
+          if (args.wideRows) return settle(ctx.query("SELECT repeat('x', 1000) AS t FROM orders LIMIT 1000"));
+          if (args.override) { JSON.stringify = () => '{"a":'.repeat(40) + '1' + '}'.repeat(40); return settle(ctx.report('orders_by_status', {})); }
+          return 'idle';`,
+        ),
+        testArgs: {},
+      },
+      analystAuthor,
+    );
+    await install(
+      gw,
+      {
+        name: 'leaky',
+        code: toolSource(
+          'leaky',
+          "if (!args.go) return 'idle'; const page = await ctx.report('orders_by_status', {}); throw new Error('unexpected rows ' + JSON.stringify(page.rows));",
         ),
         testArgs: {},
       },
@@ -104,5 +134,52 @@ describe('faults: the data calls of a generated tool end with its run', () => {
     // the slots came back with the statements
     const after = await callTool(gw, analyst, 'query_report_orders_by_status', {});
     expect(after.body.is_error).toBe(false);
+  });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    [
+      'arguments nested 40 levels',
+      { deep: true },
+      /^the arguments of ctx\.report are nested more than 32 levels deep; nothing was run$/,
+    ],
+    [
+      'a result nested 42 levels (a jsonb value)',
+      { deepRows: true },
+      /^the values in the result of ctx\.query are nested more than 32 levels deep/,
+    ],
+    [
+      'a result of 1,000 rows of 1 KB',
+      { wideRows: true },
+      /^the values in the result of ctx\.query are larger than 524288 bytes/,
+    ],
+    // the doors encode with the engine's own JSON, whatever the tool did to the global
+    ['arguments encoded by an overridden JSON.stringify', { override: true }, /^ran$/],
+  ])(
+    'a data call with %s meets the bounds of the call entry (#28 item 9)',
+    async (_, args, says) => {
+      const called = await callTool(gw, analystAuthor, 'host_bounds', args);
+      expect(called.body.is_error).toBe(false);
+      expect(String(called.body.result?.value)).toMatch(says);
+    },
+  );
+
+  it('a tool that throws with the rows it read: reviewers read last_error without them, the caller reads all (#28 item 5)', async () => {
+    const page = await callTool(gw, analyst, 'query_report_orders_by_status', {});
+    const rows = (page.body.result as { rows: Array<Record<string, unknown>> }).rows;
+    const values = rows.flatMap((r) => [String(r.status), String(r.order_count)]);
+    expect(values.length).toBeGreaterThan(4);
+    const called = await callTool(gw, analystAuthor, 'leaky', { go: true });
+    expect(called.body.error?.code).toBe('TOOL_FAILED');
+    // the caller may read their own rows
+    for (const value of values) expect(called.body.error?.message).toContain(value);
+    await gw.app.get(SandboxedToolRunner).flushStats();
+    const listed = await gw.request('/v1/admin/generated-tools', { as: reviewer });
+    const tools = ((await listed.json()) as { tools: Array<{ name: string; last_error: string }> })
+      .tools;
+    const lastError = tools.find((t) => t.name === 'leaky')?.last_error ?? '';
+    expect(lastError).toMatch(
+      /^TOOL_FAILED \(run\): unexpected rows \[\{"status":"‹value›","order_count":‹value›/,
+    );
+    for (const value of values) expect(lastError).not.toMatch(new RegExp(`\\b${value}\\b`));
   });
 });

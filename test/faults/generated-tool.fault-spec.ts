@@ -54,7 +54,7 @@ const job = (over: Partial<SandboxJob> = {}): SandboxJob => ({
   call: { argsJson: '{"x":21}' },
   user: { user_id: 'u' },
   timeoutMs: 3000,
-  onHost: async () => [],
+  onHost: async () => '[]',
   onLog: () => undefined,
   ...over,
 });
@@ -144,7 +144,7 @@ describe('the sandbox process boundary (faults)', () => {
       expect(outcome).toMatchObject({
         ok: false,
         stage: 'memory',
-        message: 'the tool used more than 32 MB of memory',
+        message: 'InternalError: out of memory (the limit is 32 MB per run)',
       });
       expect(await grows.run(job())).toMatchObject({ ok: true, result: 42 });
       // the engine's memory never shrinks: the child that held the bomb is replaced, so a
@@ -159,6 +159,39 @@ describe('the sandbox process boundary (faults)', () => {
       ).toMatchObject({ ok: true, result: 40000 });
     } finally {
       grows.close();
+    }
+  }, 60_000);
+
+  it('typed arrays count against the memory limit: the allocation past it fails inside the engine (#28 item 3)', async () => {
+    // QuickJS's own limit does not add these up, and its interrupt check comes too rarely to
+    // see 1 MB a step: before, this grew the child past 1 GB until the wall clock killed it
+    const arrays = pool(undefined, { size: 1, limits: { ...LIMITS, cpuMs: 10_000 } });
+    const grow = (body: string) =>
+      arrays.run(
+        job({
+          source: `export default { name: 't', description: 'd', schema: { type: 'object' }, run() { const kept = []; ${body} } };`,
+          timeoutMs: 10_000,
+        }),
+      );
+    try {
+      // caught inside the run: how many MB the engine handed out before it said no
+      const caught = await grow(
+        'try { for (;;) kept.push(new Uint8Array(1 << 20)); } catch (e) { return [kept.length, String(e)]; }',
+      );
+      expect(caught).toMatchObject({
+        ok: true,
+        result: [expect.any(Number), 'InternalError: out of memory'],
+      });
+      if (caught.ok) expect((caught.result as number[])[0]).toBeLessThanOrEqual(32 + 16);
+      // not caught: the run ends at the memory stage, and the child is replaced
+      expect(await grow('for (;;) kept.push(new Float64Array(1 << 17));')).toEqual({
+        ok: false,
+        stage: 'memory',
+        message: 'InternalError: out of memory (the limit is 32 MB per run)',
+      });
+      expect(await arrays.run(job())).toMatchObject({ ok: true, result: 42 });
+    } finally {
+      arrays.close();
     }
   }, 60_000);
 

@@ -48,7 +48,7 @@ describe('the sandbox child namespaces (faults)', () => {
       source: '',
       user: {},
       timeoutMs: 5000,
-      onHost: async () => [],
+      onHost: async () => '[]',
       onLog: (_, text) => lines.push(text),
     };
     try {

@@ -10,6 +10,7 @@ export * from './meta-tool.service';
 export * from './options';
 export * from './proposal.repository';
 export * from './run-arguments';
+export * from './run-queries';
 export * from './runtime-gate';
 export * from './schema-safety';
 export * from './sandboxed-runner';

@@ -10,11 +10,14 @@ import type {
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import { cut } from './contract';
-import { GeneratedDataAccess, RunQueries } from './data-access';
+import { GeneratedDataAccess } from './data-access';
+import { RunQueries } from './run-queries';
 import { CallStatsBatch } from './call-stats';
+import { redactValues, RunValues } from './error-redaction';
 import { GeneratedToolStatsRepository } from './generated-tool-stats.repository';
 import type { RunScope, TenantScope } from './data-access';
 import { META_TOOL_OPTIONS, resolveOptions } from './options';
+import { hostArguments, hostResultJson } from './host-call-bounds';
 import { argumentsJson } from './run-arguments';
 import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
 import { SandboxPool } from './sandbox/sandbox';
@@ -29,6 +32,8 @@ export interface SandboxRun {
   call?: { args: unknown };
   /** concurrent-query slots the run's caller already holds (a tool call holds one) */
   coveredQueries?: number;
+  /** collects what the run reads, so its error can be recorded without the caller's rows */
+  values?: RunValues;
 }
 
 /** `ctx.user` of a run: the caller, with the roles they hold in the tenant's catalog. */
@@ -127,15 +132,14 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
           slots: this.slots ?? undefined,
           covered: run.coveredQueries ?? 0,
         });
-        let b: unknown;
-        try {
-          b = JSON.parse(bJson);
-        } catch {
-          throw new Error('the arguments of the data call are not JSON');
-        }
-        return op === 'report'
-          ? this.data.report(run.scope, a, b, queries)
-          : this.data.query(run.scope, a, b, queries);
+        const b = hostArguments(op, bJson);
+        const value =
+          op === 'report'
+            ? await this.data.report(run.scope, a, b, queries)
+            : await this.data.query(run.scope, a, b, queries);
+        const json = hostResultJson(op, value);
+        run.values?.read(json);
+        return json;
       },
       onLog: (level, text) => {
         this.logger.log(`[${run.tenantId}/${run.name}] console.${level}: ${text}`);
@@ -161,6 +165,9 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
       );
     }
     const scope = await this.data.scopeFor(principal);
+    const values = new RunValues();
+    values.gave(args);
+    values.gave([principal.userId, principal.claims]);
     const outcome = await this.execute({
       scope,
       tenantId: principal.tenantId,
@@ -169,18 +176,21 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
       call: { args },
       // the call was admitted with one slot of the tenant's cap (limitedCall): its first query
       coveredQueries: 1,
+      values,
     });
     if (!outcome.ok) {
-      this.stats.count(principal.tenantId, name, `${outcome.stage}: ${outcome.message}`);
-      this.logger.warn(
-        `generated tool ${principal.tenantId}/${name} failed for ${principal.userId}: ${outcome.stage}: ${outcome.message}`,
-      );
       const code =
         outcome.stage === 'arguments'
           ? 'INVALID_ARGUMENTS'
           : outcome.stage === 'busy'
             ? 'BUSY'
             : 'TOOL_FAILED';
+      // reviewers and the log get it without the caller's values; the caller gets all of it
+      const recorded = `${code} (${outcome.stage}): ${redactValues(outcome.message, values)}`;
+      this.stats.count(principal.tenantId, name, recorded);
+      this.logger.warn(
+        `generated tool ${principal.tenantId}/${name} failed for ${principal.userId}: ${recorded}`,
+      );
       return toolFailure(name, code, cut(failureMessage(name, outcome), 1000));
     }
     this.stats.count(principal.tenantId, name);

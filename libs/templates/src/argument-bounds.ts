@@ -26,6 +26,8 @@ const DEFAULT_BOUNDS: ArgumentBounds = {
 export function argumentBoundsProblem(
   value: unknown,
   bounds: ArgumentBounds = DEFAULT_BOUNDS,
+  /** what the value is, for the message */
+  what = 'arguments',
 ): string | undefined {
   const stack: Array<[unknown, number]> = [[value, 0]];
   let bytes = 0;
@@ -35,7 +37,7 @@ export function argumentBoundsProblem(
     else if (node === null || typeof node !== 'object') bytes += 8;
     else {
       if (depth >= bounds.maxDepth)
-        return `arguments are nested more than ${bounds.maxDepth} levels deep; flatten them`;
+        return `${what} are nested more than ${bounds.maxDepth} levels deep; flatten them`;
       bytes += 2;
       if (Array.isArray(node)) {
         for (const item of node) stack.push([item, depth + 1]);
@@ -48,7 +50,7 @@ export function argumentBoundsProblem(
       }
     }
     if (bytes > bounds.maxBytes)
-      return `arguments are larger than ${bounds.maxBytes} bytes; send less`;
+      return `${what} are larger than ${bounds.maxBytes} bytes; send less`;
   }
   return undefined;
 }

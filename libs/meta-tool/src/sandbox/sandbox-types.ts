@@ -48,8 +48,8 @@ export interface SandboxJob {
   user: Record<string, unknown>;
   /** wall-clock bound of the whole job, host calls included; past it the child is killed */
   timeoutMs: number;
-  /** serves ctx.query / ctx.report: a JSON-serialisable value, or an Error for the tool */
-  onHost(op: 'query' | 'report', a: string, bJson: string, signal: AbortSignal): Promise<unknown>;
+  /** serves ctx.query / ctx.report: the JSON text of the value, or an Error for the tool */
+  onHost(op: 'query' | 'report', a: string, bJson: string, signal: AbortSignal): Promise<string>;
   onLog(level: string, text: string): void;
 }
 

@@ -20,6 +20,7 @@ export function spawnChild(options: SandboxPoolOptions): ChildProcess {
     '-e',
     options.workerSource ?? WORKER_SOURCE,
     QUICKJS,
+    String(options.limits.memoryBytes),
   ];
   const wrapper = chooseWrapper(options.isolateNetwork, NODE_MODULES);
   const [command, args] = wrapped(wrapper, nodeArgs, NODE_MODULES);

@@ -9,11 +9,27 @@
  *
  * Messages to the parent are plain JSON objects whose payloads (arguments, rows, results)
  * travel as strings, so a value from the engine is never handed to Node's serializer.
- * argv[1] is the absolute path of the quickjs-emscripten package.
+ * argv[1] is the absolute path of the quickjs-emscripten package, argv[2] the per-run memory
+ * limit in bytes (the engine's WebAssembly memory is capped from it).
  */
 export const WORKER_SOURCE = String.raw`
 'use strict';
-const { getQuickJS } = require(process.argv[1]);
+const { newQuickJSWASMModule, newVariant, RELEASE_SYNC } = require(process.argv[1]);
+// The engine's WebAssembly memory, bounded: its own 16 MB (the module's initial memory: its
+// data, stack and first heap) plus the per-run limit (argv[2]). QuickJS's own limit does not
+// add allocations up (quickjs-emscripten#271: under Emscripten it cannot size what it frees),
+// and its interrupt check comes too rarely to see a loop of typed arrays, which grew a child
+// past 1 GB. Capped here, the allocation past the cap fails inside the engine ("out of
+// memory") and the run ends with stage "memory"; the child, whose memory never shrinks, is
+// then replaced. Tearing a run down at the cap may fail too: that child is replaced as well.
+const PAGE = 65536;
+const ENGINE_OWN_BYTES = 16 * 1048576;
+const runLimitBytes = Number(process.argv[2]) > 0 ? Number(process.argv[2]) : 64 * 1048576;
+const engineMemory = new WebAssembly.Memory({
+  initial: ENGINE_OWN_BYTES / PAGE,
+  maximum: Math.ceil((ENGINE_OWN_BYTES + runLimitBytes) / PAGE),
+});
+const getQuickJS = () => newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: engineMemory }));
 
 const send = (message, then) => {
   try {
@@ -32,6 +48,7 @@ const str = (value, max) => {
 const PRELUDE = "(function () {\n" +
   "  'use strict';\n" +
   "  const host = globalThis.__host, log = globalThis.__log, userJson = globalThis.__user;\n" +
+  "  const stringify = JSON.stringify, parse = JSON.parse;\n" +
   "  delete globalThis.__host; delete globalThis.__log; delete globalThis.__user;\n" +
   "  const freeze = (v) => { if (v && typeof v === 'object') { Object.values(v).forEach(freeze); Object.freeze(v); } return v; };\n" +
   "  const user = freeze(JSON.parse(userJson));\n" +
@@ -44,31 +61,33 @@ const PRELUDE = "(function () {\n" +
   "    query(sql, params) {\n" +
   "      if (typeof sql !== 'string') return Promise.reject(new TypeError('ctx.query(sql, params): sql must be a string'));\n" +
   "      if (params !== undefined && !Array.isArray(params)) return Promise.reject(new TypeError('ctx.query(sql, params): params must be an array'));\n" +
-  "      return host('query', sql, JSON.stringify(params === undefined ? [] : params)).then(JSON.parse);\n" +
+  "      return host('query', sql, stringify(params === undefined ? [] : params)).then((json) => parse(json));\n" +
   "    },\n" +
   "    report(id, args) {\n" +
   "      if (typeof id !== 'string') return Promise.reject(new TypeError('ctx.report(id, args): id must be a report id string'));\n" +
   "      if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) return Promise.reject(new TypeError('ctx.report(id, args): args must be an object'));\n" +
-  "      return host('report', id, JSON.stringify(args === undefined ? {} : args)).then(JSON.parse);\n" +
+  "      return host('report', id, stringify(args === undefined ? {} : args)).then((json) => parse(json));\n" +
   "    },\n" +
   "  });\n" +
   "  const describe = (mod) => {\n" +
   "    const tool = mod ? mod.default : undefined;\n" +
   "    const problems = [];\n" +
-  "    if (!tool || typeof tool !== 'object') return JSON.stringify({ problems: ['the default export must be an object { name, description, schema, run }'] });\n" +
+  "    if (!tool || typeof tool !== 'object') return stringify({ problems: ['the default export must be an object { name, description, schema, run }'] });\n" +
   "    let schema = null;\n" +
-  "    try { schema = JSON.stringify(tool.schema); } catch (e) { problems.push('schema must be plain JSON: ' + e.message); }\n" +
-  "    return JSON.stringify({ problems, name: tool.name, description: tool.description, schema: schema === undefined ? null : schema, run: typeof tool.run === 'function' });\n" +
+  "    try { schema = stringify(tool.schema); } catch (e) { problems.push('schema must be plain JSON: ' + e.message); }\n" +
+  "    return stringify({ problems, name: tool.name, description: tool.description, schema: schema === undefined ? null : schema, run: typeof tool.run === 'function' });\n" +
   "  };\n" +
-  "  const invoke = (mod, argsJson) => Promise.resolve().then(() => mod.default.run(JSON.parse(argsJson), ctx)).then((result) => { const json = JSON.stringify(result === undefined ? null : result); return json === undefined ? 'null' : json; });\n" +
+  "  const invoke = (mod, argsJson) => Promise.resolve().then(() => mod.default.run(parse(argsJson), ctx)).then((result) => { const json = stringify(result === undefined ? null : result); return json === undefined ? 'null' : json; });\n" +
   "  return { describe, invoke };\n" +
   "})()";
 
+// what a data call may carry to the parent at most (the parent's own bound, 512 KB, is lower)
+const HOST_TEXT_MAX = 1048576;
 let QuickJS;
 let current;
 let engineBytesAtLoad = 0;
 // the size of the engine's WebAssembly memory (the module's view is replaced when it grows)
-const engineBytes = () => QuickJS.module.HEAPU8.byteLength;
+const engineBytes = () => engineMemory.buffer.byteLength;
 
 function errorText(vm, handle) {
   try {
@@ -134,12 +153,13 @@ function runJob(job) {
   };
   const stageOf = (message) =>
     overMemory ? 'memory' : interrupted ? 'cpu' : /out of memory/i.test(message) ? 'memory' : null;
+  const mb = Math.round(limits.memoryBytes / 1048576);
   const failed = (stage, message) =>
     finish({
       type: 'failed',
       job: job.job,
       stage,
-      message: str(overMemory ? 'the tool used more than ' + Math.round(limits.memoryBytes / 1048576) + ' MB of memory' : message, 1000),
+      message: str(overMemory ? 'the tool used more than ' + mb + ' MB of memory' : stage === 'memory' ? message + ' (the limit is ' + mb + ' MB per run)' : message, 1000),
     });
   function finish(message) {
     if (finished) return;
@@ -181,9 +201,17 @@ function runJob(job) {
       spent.push(deferred);
       return deferred.handle;
     }
+    // never cut: cut JSON is not JSON, and the parent bounds the arguments with a clear message
+    if (a.length > HOST_TEXT_MAX || b.length > HOST_TEXT_MAX) {
+      const err = vm.newError('the arguments of ctx.' + (op === 'report' ? 'report' : 'query') + ' are over ' + HOST_TEXT_MAX + ' characters; nothing was run');
+      deferred.reject(err);
+      err.dispose();
+      spent.push(deferred);
+      return deferred.handle;
+    }
     const id = ++nextId;
     deferreds.set(id, deferred);
-    send({ type: 'host', job: job.job, id, op: op === 'report' ? 'report' : 'query', a: str(a, 200000), b: str(b, 200000) });
+    send({ type: 'host', job: job.job, id, op: op === 'report' ? 'report' : 'query', a, b });
     return deferred.handle;
   });
   const logFn = vm.newFunction('__log', (levelH, textH) => {

@@ -150,7 +150,7 @@ export class Worker {
       case 'host': {
         const { id } = message;
         active.spec.onHost(message.op, message.a, message.b, active.abort.signal).then(
-          (value) => this.reply(active.job, id, true, value),
+          (json) => this.reply(active.job, id, true, json),
           (err: unknown) =>
             this.reply(active.job, id, false, err instanceof Error ? err.message : String(err)),
         );
@@ -196,12 +196,13 @@ export class Worker {
     );
   }
 
-  private reply(job: number, id: number, ok: boolean, value: unknown) {
+  /** `text`: the value's JSON when ok, else the error message for the tool */
+  private reply(job: number, id: number, ok: boolean, text: string) {
     if (this.active?.job !== job || !this.child.connected) return;
     try {
       const payload = ok
-        ? { type: 'reply', job, id, ok: true, value: JSON.stringify(value ?? null) }
-        : { type: 'reply', job, id, ok: false, error: String(value) };
+        ? { type: 'reply', job, id, ok: true, value: text }
+        : { type: 'reply', job, id, ok: false, error: text };
       this.child.send(payload, (err) => {
         if (err) this.fault('the sandbox could not be answered');
       });
