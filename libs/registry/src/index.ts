@@ -91,7 +91,8 @@ export {
   histogramQuantile,
   latencyBucket,
 } from './execution/report-usage';
-export type { FoundVia, ToolUsage, UsageSettings, UsageSummary } from './execution/report-usage';
+export type { ToolUsage, UsageSummary } from './execution/report-usage';
+export type { FoundVia, UsageSettings } from './tokens';
 export type { CallBucket } from './execution/call-activity';
 
 // admin

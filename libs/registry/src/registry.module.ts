@@ -18,6 +18,7 @@ import { Metrics } from './metrics';
 import { ReportAdminService } from './admin/report-admin.service';
 import { ReportExecutor } from './execution/report-executor';
 import { ReportUsage } from './execution/report-usage';
+import { ReportUsageRepository } from './execution/report-usage.repository';
 import { ReportRepository } from './admin/report.repository';
 import { SharedCache } from './catalog/shared-cache';
 import { ToolCallService } from './execution/tool-calls.service';
@@ -43,6 +44,7 @@ const SERVICES = [
   ReportExecutor,
   ReportRepository,
   ReportUsage,
+  ReportUsageRepository,
   SharedCache,
   ToolCallService,
 ];

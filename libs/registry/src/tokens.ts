@@ -1,5 +1,4 @@
 import type { DatasourceOptions } from './datasources/datasource-options';
-import type { UsageSettings } from './execution/report-usage';
 
 /** Injection tokens the gateway provides to the registry. */
 export const DATABASE = Symbol('DATABASE');
@@ -18,6 +17,17 @@ export interface TenantQuerySlots {
   tryTake(tenantId: string): (() => void) | undefined;
   /** settles the next time a slot of the tenant is released */
   released(tenantId: string): Promise<void>;
+}
+
+/** How a caller came to call a tool: from its list, a select answer, or a search_tools hit. */
+export type FoundVia = 'listed' | 'selected' | 'searched';
+
+/** The per-tenant usage table (issue #33). */
+export interface UsageSettings {
+  /** hours older than this many days are deleted; 0 records nothing */
+  retentionDays: number;
+  /** how often an instance adds what it counted to the table */
+  flushMs: number;
 }
 
 export interface RegistryOptions {

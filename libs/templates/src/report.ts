@@ -1,4 +1,4 @@
-import type { ChartHint } from './chart';
+import type { ChartHint } from './chart-hint';
 
 /** Report metadata as the templates library sees it: plain data, no database rows. */
 

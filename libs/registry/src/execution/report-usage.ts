@@ -1,25 +1,16 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { OnApplicationShutdown } from '@nestjs/common';
-import type { DatabaseHandle } from '@app/db';
 import { LRUCache } from 'lru-cache';
-import { sql } from 'kysely';
 import type { Principal } from '../access/principal';
-import { DATABASE, REGISTRY_OPTIONS } from '../tokens';
-import type { RegistryOptions } from '../tokens';
+import { REGISTRY_OPTIONS } from '../tokens';
+import { ReportUsageRepository } from './report-usage.repository';
+import type { FoundVia, RegistryOptions, UsageSettings } from '../tokens';
 
-/** How a caller came to call a tool: from its list, a select answer, or a search_tools hit. */
-export type FoundVia = 'listed' | 'selected' | 'searched';
+/** The ways a caller finds a tool (FoundVia), in the order the usage view shows them. */
 export const FOUND_VIA: readonly FoundVia[] = ['listed', 'selected', 'searched'];
 
 /** Upper bounds (ms) of the latency histogram's buckets; one more bucket holds the rest. */
 export const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000];
-
-export interface UsageSettings {
-  /** hours older than this many days are deleted; 0 records nothing */
-  retentionDays: number;
-  /** how often this instance writes what it counted */
-  flushMs: number;
-}
 
 export const DEFAULT_USAGE: UsageSettings = { retentionDays: 30, flushMs: 10_000 };
 
@@ -108,7 +99,7 @@ export class ReportUsage implements OnApplicationShutdown {
   private dropped = 0;
 
   constructor(
-    @Inject(DATABASE) private readonly database: DatabaseHandle,
+    private readonly repository: ReportUsageRepository,
     @Optional() @Inject(REGISTRY_OPTIONS) options: RegistryOptions | null = null,
   ) {
     this.settings = { ...DEFAULT_USAGE, ...(options?.usage ?? {}) };
@@ -180,20 +171,7 @@ export class ReportUsage implements OnApplicationShutdown {
       };
     });
     try {
-      await this.database.db
-        .withSchema('gateway')
-        .insertInto('report_usage')
-        .values(rows)
-        .onConflict((oc) =>
-          oc.columns(['tenant_id', 'tool', 'hour', 'found_via']).doUpdateSet({
-            calls: sql`report_usage.calls + excluded.calls`,
-            errors: sql`report_usage.errors + excluded.errors`,
-            empty: sql`report_usage.empty + excluded.empty`,
-            latency_ms_sum: sql`report_usage.latency_ms_sum + excluded.latency_ms_sum`,
-            latency_buckets: sql`ARRAY(SELECT a + b FROM unnest(report_usage.latency_buckets, excluded.latency_buckets) AS t(a, b))`,
-          }),
-        )
-        .execute();
+      await this.repository.add(rows);
       await this.prune();
     } catch (err) {
       // kept for the next flush (a tenant deleted meanwhile: its counts go with it)
@@ -221,33 +199,13 @@ export class ReportUsage implements OnApplicationShutdown {
   private async prune(now = Date.now()): Promise<void> {
     if (now - this.lastPrune < HOUR) return;
     this.lastPrune = now;
-    const before = new Date(now - this.settings.retentionDays * DAY).toISOString();
-    await this.database.db
-      .withSchema('gateway')
-      .deleteFrom('report_usage')
-      .where('hour', '<', before)
-      .execute();
+    await this.repository.prune(new Date(now - this.settings.retentionDays * DAY).toISOString());
   }
 
   /** One tool's usage in the caller's tenant over the last `days` (what the table holds). */
   async usage(tenantId: string, tool: string, days: number, now = Date.now()): Promise<ToolUsage> {
     const since = Math.floor(now / DAY) * DAY - (days - 1) * DAY;
-    const rows = await this.database.db
-      .withSchema('gateway')
-      .selectFrom('report_usage')
-      .select([
-        'hour',
-        'found_via',
-        'calls',
-        'errors',
-        'empty',
-        'latency_ms_sum',
-        'latency_buckets',
-      ])
-      .where('tenant_id', '=', tenantId)
-      .where('tool', '=', tool)
-      .where('hour', '>=', new Date(since).toISOString())
-      .execute();
+    const rows = await this.repository.read(tenantId, tool, new Date(since).toISOString());
     const latency = emptyHistogram();
     const foundVia: Record<FoundVia, number> = { listed: 0, selected: 0, searched: 0 };
     const byDay = new Map<number, { calls: number; errors: number; empty: number }>();
