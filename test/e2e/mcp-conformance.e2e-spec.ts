@@ -23,13 +23,15 @@ const APPLICABLE = [
   'logging-set-level',
   'ping',
   'tools-list',
+  // the one resource served is the chart View of report tools (MCP Apps, #33)
+  'resources-list',
   'server-sse-polling',
   'server-sse-multiple-streams',
   'dns-rebinding-protection',
 ];
 const NOT_SERVED = /^Failed: MCP error -32601: Method not found$/;
 const FIXTURE_TOOL =
-  /^(Failed: MCP error -32602: no tool named "test_[a-z0-9_]+" is available to you|Tool 'json_schema_2020_12_tool' not found\.)/;
+  /^(Failed: MCP error -32602: no tool named "test_[a-z0-9_]+" is available to you|Tool 'json_schema_2020_12_tool' not found\.|Failed: MCP error -32602: (MCP error -32602: )?no resource test:\/\/)/;
 
 interface Check {
   id: string;

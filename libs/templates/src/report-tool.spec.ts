@@ -1,3 +1,4 @@
+import { CHART_META_KEY, CHART_VIEW_URI } from './chart-hint';
 import type { TemplateError } from './errors';
 import { formatTool } from './formats';
 import type { ReportFilter, ReportMetadata } from './report';
@@ -165,6 +166,12 @@ describe('formats', () => {
       outputSchema: expect.objectContaining({
         required: ['columns', 'rows', 'page', 'page_size', 'has_more'],
       }),
+      // the MCP Apps chart View and the chart it draws (#33)
+      _meta: {
+        ui: { resourceUri: CHART_VIEW_URI },
+        'ui/resourceUri': CHART_VIEW_URI,
+        [CHART_META_KEY]: { type: 'bar', x: 'region', y: ['total_amount'] },
+      },
       annotations: {
         title: 'Sales by region',
         readOnlyHint: true,
