@@ -41,6 +41,7 @@ describe('config namespaces', () => {
       tempFileLimitKb: 256 * 1024,
       cacheTtlSeconds: 60,
       staleAfterMs: 250,
+      usage: { retentionDays: 30, flushMs: 10_000 },
       datasources: {
         key: Buffer.alloc(32, 0xaa),
         previousKeys: [],
