@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Browser, Locator } from 'playwright-core';
 import { eventually as poll } from '../support/eventually';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { propose, toolNames, toolSource } from '../support/meta-tool';
+import { createWarehouseDatabase } from '../support/warehouse';
 import { mintToken } from '../support/gateway';
 import { launchChromium, screenshot, signIn } from './browser';
 
@@ -19,7 +21,10 @@ describe('admin console in Chromium (Postgres)', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    [gw, browser] = await Promise.all([startGateway(), launchChromium()]);
+    [gw, browser] = await Promise.all([
+      startGateway({ DATASOURCE_KEY: randomBytes(32).toString('base64') }),
+      launchChromium(),
+    ]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -355,6 +360,43 @@ describe('admin console in Chromium (Postgres)', () => {
       expect(problems).toEqual([]);
     } finally {
       await context.close();
+    }
+  });
+
+  it("lists the tenant's data sources with their health, never a password; another tenant sees none", async () => {
+    const wh = await createWarehouseDatabase(
+      'CREATE SCHEMA sales; CREATE TABLE sales.orders (id integer PRIMARY KEY, region text)',
+    );
+    try {
+      const reader = await wh.login((r) => [
+        `GRANT USAGE ON SCHEMA sales TO ${r}`,
+        `GRANT SELECT ON sales.orders TO ${r}`,
+      ]);
+      const put = await gw.request('/v1/admin/datasources/wh', {
+        method: 'PUT',
+        as: ada,
+        json: { url: reader.url, schema: 'sales', tables: ['orders'] },
+      });
+      expect(put.status).toBe(201);
+      const password = new URL(reader.url).password;
+      const own = await signIn(browser, gw.baseUrl, ada, 'sources');
+      const other = await signIn(browser, gw.baseUrl, groot, 'sources');
+      try {
+        const row = own.page.locator('tr[data-source="wh"]');
+        await expectText(row, /reachable/);
+        await expectText(row, /schema sales: orders/);
+        expect(await own.page.content()).not.toContain(password);
+        await screenshot(own.page, 'sources.png');
+        await other.page.getByTestId('no-sources').waitFor();
+        expect(own.problems).toEqual([]);
+        expect(other.problems).toEqual([]);
+      } finally {
+        await own.context.close();
+        await other.context.close();
+        await gw.request('/v1/admin/datasources/wh', { method: 'DELETE', as: ada });
+      }
+    } finally {
+      await wh.drop();
     }
   });
 

@@ -9,12 +9,14 @@ import { AuthorScreen } from './screens/author';
 import { CatalogScreen } from './screens/catalog';
 import { HealthScreen } from './screens/health';
 import { ReviewScreen } from './screens/review';
+import { SourcesScreen } from './screens/sources';
 import { UsageScreen } from './screens/usage';
 
 const SCREENS = [
   { path: 'catalog', title: 'Catalog' },
   { path: 'author', title: 'Author a report' },
   { path: 'usage', title: 'Usage' },
+  { path: 'sources', title: 'Sources' },
   { path: 'access', title: 'Who sees what' },
   { path: 'review', title: 'Review tools' },
   { path: 'health', title: 'Health' },
@@ -167,6 +169,7 @@ function App() {
         {screen === 'catalog' && <CatalogScreen identity={identity} />}
         {screen === 'author' && <AuthorScreen identity={identity} reportId={arg} />}
         {screen === 'usage' && <UsageScreen identity={identity} tool={arg} />}
+        {screen === 'sources' && <SourcesScreen identity={identity} />}
         {screen === 'access' && <AccessScreen identity={identity} />}
         {screen === 'review' && <ReviewScreen identity={identity} />}
         {screen === 'health' && <HealthScreen identity={identity} />}

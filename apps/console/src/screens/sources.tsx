@@ -1,0 +1,127 @@
+import { useEffect } from 'preact/hooks';
+import { api } from '../api';
+import type { Identity } from '../api';
+import { ErrorNote, useLoad, when } from './common';
+
+interface Endpoint {
+  endpoint: string;
+  reachable: boolean;
+  latency_ms: number | null;
+  server_version: string | null;
+  last_error: string | null;
+  circuit: string;
+  pool: { open: boolean; in_use: number; idle: number; max: number };
+}
+
+interface Source {
+  name: string;
+  url: string;
+  replicas: string[];
+  schema: string;
+  tables: string[];
+  pool_max: number;
+  statement_timeout_ms: number | null;
+  updated_at: string;
+  sealed_with_current_key: boolean;
+  health: {
+    reachable: boolean;
+    latency_ms: number | null;
+    server_version: string | null;
+    last_error: string | null;
+    endpoints: Endpoint[];
+  };
+}
+
+/** The tenant's own Postgres servers (GET /v1/admin/datasources): connection and health. */
+export function SourcesScreen({ identity }: { identity: Identity }) {
+  const { value, error, reload } = useLoad(
+    () => api<{ datasources: Source[] }>(identity, '/v1/admin/datasources'),
+    [identity.token],
+  );
+  useEffect(() => {
+    const t = setInterval(reload, 15_000);
+    return () => clearInterval(t);
+  }, [reload]);
+  const sources = value?.datasources ?? [];
+  return (
+    <section aria-labelledby="sources-title">
+      <div class="title-row">
+        <h1 id="sources-title">Data sources</h1>
+        <button type="button" onClick={reload}>
+          Refresh
+        </button>
+      </div>
+      <p class="muted">
+        The tenant's own Postgres servers its reports may name (<code>"datasource"</code>),
+        registered through <code>PUT /v1/admin/datasources/&#123;name&#125;</code> with a read-only
+        login. Passwords are never shown.
+      </p>
+      <ErrorNote error={error} />
+      {value && sources.length === 0 && (
+        <p data-testid="no-sources">
+          No data source is registered: every report runs on the gateway's database.
+        </p>
+      )}
+      {sources.length > 0 && (
+        <table class="grid" data-testid="sources">
+          <thead>
+            <tr>
+              <th scope="col">Source</th>
+              <th scope="col">Reads</th>
+              <th scope="col">Health</th>
+              <th scope="col">Endpoints</th>
+              <th scope="col">Last change</th>
+            </tr>
+          </thead>
+          <tbody>
+            {sources.map((s) => (
+              <tr data-source={s.name}>
+                <td>
+                  <strong>{s.name}</strong>
+                  <div class="muted">{s.url}</div>
+                  {s.replicas.length > 0 && (
+                    <div class="muted">
+                      {s.replicas.length} {s.replicas.length === 1 ? 'replica' : 'replicas'}
+                    </div>
+                  )}
+                  {!s.sealed_with_current_key && (
+                    <div class="bad-text">sealed with an old key: PUT it again</div>
+                  )}
+                </td>
+                <td>
+                  schema <code>{s.schema}</code>: {s.tables.join(', ')}
+                  <div class="muted">
+                    pool {s.pool_max}
+                    {s.statement_timeout_ms !== null
+                      ? ` · timeout ${s.statement_timeout_ms} ms`
+                      : ''}
+                  </div>
+                </td>
+                <td>
+                  {s.health.reachable ? (
+                    <span class="badge ok">reachable</span>
+                  ) : (
+                    <span class="badge bad">unreachable</span>
+                  )}
+                  <div class="muted">
+                    {s.health.latency_ms !== null ? `${s.health.latency_ms} ms` : ''}
+                    {s.health.server_version ? ` · ${s.health.server_version}` : ''}
+                  </div>
+                  {s.health.last_error && <div class="why">{s.health.last_error}</div>}
+                </td>
+                <td>
+                  {s.health.endpoints.map((e) => (
+                    <div>
+                      {e.endpoint}: circuit {e.circuit}, {e.pool.in_use} in use / {e.pool.max}
+                    </div>
+                  ))}
+                </td>
+                <td>{when(s.updated_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
