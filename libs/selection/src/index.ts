@@ -11,3 +11,8 @@ export * from './selection.module';
 export * from './selection.service';
 export * from './select-request';
 export * from './wordnet';
+export * from './word-vectors';
+export * from './fusion';
+export * from './semantic-index';
+export * from './word-vectors-file';
+export * from './signal-options';

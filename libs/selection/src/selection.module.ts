@@ -1,8 +1,9 @@
 import { LIST_SHAPER } from '@app/registry';
 import { Module } from '@nestjs/common';
 import { DISCLOSURE_OPTIONS, DisclosurePolicy } from './disclosure';
-import type { DisclosureOptions } from './disclosure';
+import { DEFAULT_SIGNALS, SELECTION_SIGNALS } from './signal-options';
 import { ConfigurableSelectionModule } from './selection.module-definition';
+import type { SelectionOptions } from './selection.module-definition';
 import { SelectionService } from './selection.service';
 
 /**
@@ -15,7 +16,13 @@ import { SelectionService } from './selection.service';
     {
       provide: DisclosurePolicy,
       inject: [DISCLOSURE_OPTIONS],
-      useFactory: (options: DisclosureOptions) => new DisclosurePolicy(options),
+      useFactory: (options: SelectionOptions) =>
+        new DisclosurePolicy({ inlineMax: options.inlineMax, inlineCount: options.inlineCount }),
+    },
+    {
+      provide: SELECTION_SIGNALS,
+      inject: [DISCLOSURE_OPTIONS],
+      useFactory: (options: SelectionOptions) => options.signals ?? DEFAULT_SIGNALS,
     },
     { provide: LIST_SHAPER, useExisting: DisclosurePolicy },
     SelectionService,

@@ -25,7 +25,11 @@ import type { SearchDoc } from './search-doc';
 import { ToolSearchIndex } from './search-index';
 import type { SearchHit } from './search-index';
 import { searchTools, selectTools } from './selector';
-import type { DetectedContext } from './selector';
+import type { DetectedContext, SelectionSignals } from './selector';
+import { SemanticIndex } from './semantic-index';
+import { SELECTION_SIGNALS } from './signal-options';
+import type { SignalOptions } from './signal-options';
+import { shippedWordVectors } from './word-vectors-file';
 
 export interface SelectResponse {
   contexts: DetectedContext[];
@@ -58,6 +62,8 @@ const TOOLSETS_HELD = 500;
 interface HeldIndex {
   catalog: TenantCatalog;
   index: ToolSearchIndex;
+  /** the word-vector side, kept in step with `index` (absent when SELECTION_VECTORS=0) */
+  semantic?: SemanticIndex;
 }
 
 /**
@@ -76,22 +82,39 @@ export class SelectionService {
     private readonly catalog: CatalogService,
     private readonly calls: ToolCallService,
     @Inject(DisclosurePolicy) readonly disclosure: DisclosurePolicy,
-  ) {}
+    @Inject(SELECTION_SIGNALS) private readonly signals: SignalOptions,
+  ) {
+    // read the table at start-up: a corrupt file stops the instance, not a request
+    if (signals.vectors) shippedWordVectors();
+  }
 
-  /** The tenant's index, in step with `catalog` (the caller's visible set came from it). */
-  private async index(tenantId: string, catalog: TenantCatalog): Promise<ToolSearchIndex> {
+  /** The tenant's indexes, in step with `catalog` (the caller's visible set came from it). */
+  private async index(tenantId: string, catalog: TenantCatalog): Promise<HeldIndex> {
     const held = this.held.get(tenantId);
-    if (held && held.catalog === catalog) return held.index;
+    if (held && held.catalog === catalog) return held;
     // built-ins and generated tools are indexed with the reports; the catalog's version picks
     const { tools } = await this.catalog.tenantTools(tenantId);
     const index = held?.index ?? new ToolSearchIndex();
-    index.sync(
-      tools
-        .filter((t) => !DISCLOSURE_TOOL_NAMES.includes(t.definition.name))
-        .map((t) => searchDoc(catalog, t)),
-    );
-    this.held.set(tenantId, { catalog, index });
-    return index;
+    const docs = tools
+      .filter((t) => !DISCLOSURE_TOOL_NAMES.includes(t.definition.name))
+      .map((t) => searchDoc(catalog, t));
+    index.sync(docs);
+    const semantic =
+      held?.semantic ??
+      (this.signals.vectors ? new SemanticIndex(shippedWordVectors()) : undefined);
+    semantic?.sync(docs);
+    const next = { catalog, index, semantic };
+    this.held.set(tenantId, next);
+    return next;
+  }
+
+  /** The signals fused with the lexical ranking for this tenant's index. */
+  private signalsFor(held: HeldIndex): SelectionSignals | undefined {
+    if (!held.semantic) return undefined;
+    return {
+      semantic: held.semantic,
+      fusion: { k: this.signals.fusionK, semantic: this.signals.vectorWeight },
+    };
   }
 
   /**
@@ -108,16 +131,16 @@ export class SelectionService {
       held = { catalog: visible.catalog, byName };
       this.toolsets.set(visible.key, held);
     }
-    const index = await this.index(principal.tenantId, held.catalog);
-    return { byName: held.byName, index };
+    const indexes = await this.index(principal.tenantId, held.catalog);
+    return { byName: held.byName, index: indexes.index, signals: this.signalsFor(indexes) };
   }
 
   async select(principal: Principal, body: unknown): Promise<SelectResponse> {
     const request = parseSelectRequest(body);
     const conversation = parseConversation(request.messages);
-    const { byName, index } = await this.visible(principal, request.context);
+    const { byName, index, signals } = await this.visible(principal, request.context);
     const limit = request.limit ?? SELECT_LIMIT_DEFAULT;
-    const selection = selectTools(index, conversation, (n) => byName.has(n), limit);
+    const selection = selectTools(index, conversation, (n) => byName.has(n), limit, signals);
     const format = request.format ?? 'openai';
     return {
       contexts: selection.contexts,
@@ -169,8 +192,8 @@ export class SelectionService {
     limit: number,
     context: string | undefined,
   ): Promise<SelectionCallOutcome> {
-    const { byName, index } = await this.visible(principal, context);
-    const hits: SearchHit[] = searchTools(index, query, (n) => byName.has(n), limit);
+    const { byName, index, signals } = await this.visible(principal, context);
+    const hits: SearchHit[] = searchTools(index, query, (n) => byName.has(n), limit, signals);
     const tools = hits.map((h) => {
       const doc = index.doc(h.name)!;
       return { name: h.name, title: doc.title, description: oneLine(doc.description) };
