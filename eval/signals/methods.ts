@@ -5,14 +5,22 @@
 import {
   DEFAULT_FUSION,
   DEFAULT_RANKING,
+  DEFAULT_SIGNALS,
   parseConversation,
   reportSearchDoc,
   selectTools,
   SemanticIndex,
   shippedWordVectors,
   ToolSearchIndex,
+  UsageHistory,
 } from '@app/selection';
-import type { FusionWeights, RankingOptions, SearchDoc, SelectionSignals } from '@app/selection';
+import type {
+  FusionWeights,
+  RankingOptions,
+  SearchDoc,
+  SelectionSignals,
+  UsageRecord,
+} from '@app/selection';
 import { reportToolName } from '@app/templates';
 import type { EvalSet, SetQuestion } from './sets';
 
@@ -63,18 +71,63 @@ export function buildIndex(
 
 export interface Signals {
   semantic?: boolean;
+  history?: UsageHistory;
   fusion?: FusionWeights;
 }
+
+/** The eval's clock: fixed, so decay (and so every figure) is the same on every run. */
+export const NOW = Date.parse('2026-12-01T00:00:00Z');
+const DAY = 86_400_000;
+
+/**
+ * The history a tenant would have if its users had asked `questions` (one a day, the latest
+ * yesterday) and called the first accepted report each time.
+ */
+export function replayRecords(set: EvalSet, questions: SetQuestion[]): UsageRecord[] {
+  return questions.flatMap((q, i) => {
+    const turns = parseConversation(q.messages).userTurns;
+    const tool = set.reports.find((r) => q.accepts(r.id));
+    if (!tool) return [];
+    return [
+      {
+        query: turns[turns.length - 1],
+        tool: reportToolName(tool.id),
+        at: NOW - (questions.length - i) * DAY,
+      },
+    ];
+  });
+}
+
+export function replayHistory(set: EvalSet, questions: SetQuestion[]): UsageHistory {
+  return new UsageHistory(DEFAULT_HISTORY, replayRecords(set, questions));
+}
+
+const DEFAULT_HISTORY = {
+  halfLifeDays: DEFAULT_SIGNALS.historyHalfLifeDays,
+  maxAgeDays: DEFAULT_SIGNALS.historyMaxAgeDays,
+};
+
+/** Questions split for the history measurement: even positions replayed, odd ones scored. */
+export const replayed = (qs: SetQuestion[]): SetQuestion[] => qs.filter((_, i) => i % 2 === 0);
+export const scored = (qs: SetQuestion[]): SetQuestion[] => qs.filter((_, i) => i % 2 === 1);
 
 export function buildSignals(
   set: EvalSet,
   signals: Signals,
   authorWords: boolean,
 ): SelectionSignals | undefined {
-  if (!signals.semantic) return undefined;
-  const semantic = new SemanticIndex(shippedWordVectors());
-  semantic.sync(searchDocs(set, authorWords));
-  return { semantic, fusion: signals.fusion ?? DEFAULT_FUSION };
+  if (!signals.semantic && !signals.history) return undefined;
+  let semantic: SemanticIndex | undefined;
+  if (signals.semantic) {
+    semantic = new SemanticIndex(shippedWordVectors());
+    semantic.sync(searchDocs(set, authorWords));
+  }
+  const fusion = signals.fusion ?? {
+    ...DEFAULT_FUSION,
+    semantic: signals.semantic ? DEFAULT_FUSION.semantic : 0,
+    history: DEFAULT_SIGNALS.historyWeight,
+  };
+  return { semantic, history: signals.history, now: NOW, fusion };
 }
 
 export const ranker =

@@ -6,7 +6,8 @@
  */
 import { heldOutSet, tuningSet } from './sets';
 import type { EvalSet, SetQuestion } from './sets';
-import { METHODS } from './methods';
+import { DEFAULT_RANKING } from '@app/selection';
+import { METHODS, ranker, replayed, replayHistory, scored } from './methods';
 import type { Ranked } from './methods';
 
 interface Tally {
@@ -86,6 +87,31 @@ const table = (title: string, pick: (r: SetRun) => Map<string, Tally>): void => 
 };
 table('kind', (r) => r.byKind);
 table('area', (r) => r.byArea);
+
+// usage history: replay the even-numbered questions of a set as the tenant's history, score
+// the odd-numbered ones with and without it
+console.log(
+  '\nUsage history (even-numbered questions replayed as history, one a day; odd-numbered scored):\n',
+);
+console.log(
+  '| method | tuning r@1 | tuning r@5 | held-out r@1 | held-out r@5 | held-out follow-ups r@5 |',
+);
+console.log('| --- | --- | --- | --- | --- | --- |');
+for (const [name, withHistory] of [
+  ["today's select + word vectors, no history", false],
+  ["today's select + word vectors + usage history", true],
+] as const) {
+  const cells = sets.flatMap((set) => {
+    const half: EvalSet = { ...set, questions: scored(set.questions) };
+    const history = withHistory ? replayHistory(set, replayed(set.questions)) : undefined;
+    const r = run(half, ranker(DEFAULT_RANKING, true, { semantic: true, history })(set));
+    const f = r.byKind.get('follow-up') ?? empty();
+    return set.name === 'tuning'
+      ? [fmt(r.all.r1, r.all.n), fmt(r.all.r5, r.all.n)]
+      : [fmt(r.all.r1, r.all.n), fmt(r.all.r5, r.all.n), fmt(f.r5, f.n)];
+  });
+  console.log(`| ${name} | ${cells.join(' | ')} |`);
+}
 
 // tuning misses may be read while tuning; held-out misses only when asked for by name
 if (process.argv.includes('--misses')) {

@@ -2,9 +2,9 @@
  * npm run eval:tune: the fusion weights swept on the TUNING set only (the held-out set is not
  * even loaded). The defaults in libs/selection are chosen from this output.
  */
-import { DEFAULT_RANKING } from '@app/selection';
+import { DEFAULT_FUSION, DEFAULT_RANKING, UsageHistory } from '@app/selection';
 import type { FusionWeights } from '@app/selection';
-import { ranker } from './methods';
+import { ranker, replayed, replayRecords, scored } from './methods';
 import { tuningSet } from './sets';
 
 const set = tuningSet();
@@ -28,3 +28,31 @@ for (const fusion of grid) {
     console.log(`| ${k} | ${semantic} | ${(r1 / n).toFixed(3)} | ${(r5 / n).toFixed(3)} |`);
   }
 }
+
+// usage history, by the replay protocol of run.ts, on the tuning set only
+console.log('\n| history weight | min similarity | tuning r@1 | tuning r@5 (odd half) |');
+console.log('| --- | --- | --- | --- |');
+const half = { ...set, questions: scored(set.questions) };
+for (const minSimilarity of [0.3, 0.5, 0.7, 0.85])
+  for (const history of [0, 0.1, 0.2, 0.3, 0.5, 1]) {
+    const past = new UsageHistory(
+      { halfLifeDays: 30, maxAgeDays: 180, minSimilarity },
+      replayRecords(set, replayed(set.questions)),
+    );
+    const rank = ranker(DEFAULT_RANKING, true, {
+      semantic: true,
+      history: past,
+      fusion: { ...DEFAULT_FUSION, history },
+    })(set);
+    let r1 = 0;
+    let r5 = 0;
+    for (const q of half.questions) {
+      const { ids } = rank(q);
+      if (ids.slice(0, 1).some(q.accepts)) r1++;
+      if (ids.slice(0, 5).some(q.accepts)) r5++;
+    }
+    const n = half.questions.length;
+    console.log(
+      `| ${history} | ${minSimilarity} | ${(r1 / n).toFixed(3)} | ${(r5 / n).toFixed(3)} |`,
+    );
+  }

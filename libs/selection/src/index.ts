@@ -16,3 +16,6 @@ export * from './fusion';
 export * from './semantic-index';
 export * from './word-vectors-file';
 export * from './signal-options';
+export * from './usage-history';
+export * from './tool-usage.repository';
+export * from './usage-learning';

@@ -5,6 +5,8 @@ import { DEFAULT_SIGNALS, SELECTION_SIGNALS } from './signal-options';
 import { ConfigurableSelectionModule } from './selection.module-definition';
 import type { SelectionOptions } from './selection.module-definition';
 import { SelectionService } from './selection.service';
+import { ToolUsageRepository } from './tool-usage.repository';
+import { UsageLearning } from './usage-learning';
 
 /**
  * Tool selection and progressive disclosure, registered once by the app with
@@ -25,8 +27,10 @@ import { SelectionService } from './selection.service';
       useFactory: (options: SelectionOptions) => options.signals ?? DEFAULT_SIGNALS,
     },
     { provide: LIST_SHAPER, useExisting: DisclosurePolicy },
+    ToolUsageRepository,
+    UsageLearning,
     SelectionService,
   ],
-  exports: [DisclosurePolicy, LIST_SHAPER, SelectionService],
+  exports: [DisclosurePolicy, LIST_SHAPER, SelectionService, UsageLearning],
 })
 export class SelectionModule extends ConfigurableSelectionModule {}

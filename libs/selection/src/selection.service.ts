@@ -29,6 +29,7 @@ import type { DetectedContext, SelectionSignals } from './selector';
 import { SemanticIndex } from './semantic-index';
 import { SELECTION_SIGNALS } from './signal-options';
 import type { SignalOptions } from './signal-options';
+import { UsageLearning } from './usage-learning';
 import { shippedWordVectors } from './word-vectors-file';
 
 export interface SelectResponse {
@@ -83,6 +84,7 @@ export class SelectionService {
     private readonly calls: ToolCallService,
     @Inject(DisclosurePolicy) readonly disclosure: DisclosurePolicy,
     @Inject(SELECTION_SIGNALS) private readonly signals: SignalOptions,
+    private readonly learning: UsageLearning,
   ) {
     // read the table at start-up: a corrupt file stops the instance, not a request
     if (signals.vectors) shippedWordVectors();
@@ -108,12 +110,22 @@ export class SelectionService {
     return next;
   }
 
-  /** The signals fused with the lexical ranking for this tenant's index. */
-  private signalsFor(held: HeldIndex): SelectionSignals | undefined {
-    if (!held.semantic) return undefined;
+  /** The signals fused with the lexical ranking for this tenant. */
+  private async signalsFor(
+    tenantId: string,
+    held: HeldIndex,
+  ): Promise<SelectionSignals | undefined> {
+    const history = await this.learning.history(tenantId);
+    if (!held.semantic && !history) return undefined;
     return {
       semantic: held.semantic,
-      fusion: { k: this.signals.fusionK, semantic: this.signals.vectorWeight },
+      history,
+      now: this.learning.now(),
+      fusion: {
+        k: this.signals.fusionK,
+        semantic: this.signals.vectorWeight,
+        history: this.signals.historyWeight,
+      },
     };
   }
 
@@ -132,7 +144,8 @@ export class SelectionService {
       this.toolsets.set(visible.key, held);
     }
     const indexes = await this.index(principal.tenantId, held.catalog);
-    return { byName: held.byName, index: indexes.index, signals: this.signalsFor(indexes) };
+    const signals = await this.signalsFor(principal.tenantId, indexes);
+    return { byName: held.byName, index: indexes.index, signals };
   }
 
   async select(principal: Principal, body: unknown): Promise<SelectResponse> {
@@ -141,6 +154,11 @@ export class SelectionService {
     const { byName, index, signals } = await this.visible(principal, request.context);
     const limit = request.limit ?? SELECT_LIMIT_DEFAULT;
     const selection = selectTools(index, conversation, (n) => byName.has(n), limit, signals);
+    this.learning.asked(
+      principal,
+      conversation.userTurns[conversation.userTurns.length - 1],
+      'select',
+    );
     const format = request.format ?? 'openai';
     return {
       contexts: selection.contexts,
@@ -186,6 +204,15 @@ export class SelectionService {
     }
   }
 
+  /**
+   * A call that ran answers the user's pending question (a failed one does not). Only
+   * call_tool's inner call is learned here: the request pipeline sees every other call.
+   */
+  private learned(principal: Principal, name: string, outcome: ToolCallOutcome): ToolCallOutcome {
+    if (!outcome.is_error) this.learning.called(principal, name);
+    return outcome;
+  }
+
   private async search(
     principal: Principal,
     query: string,
@@ -194,6 +221,7 @@ export class SelectionService {
   ): Promise<SelectionCallOutcome> {
     const { byName, index, signals } = await this.visible(principal, context);
     const hits: SearchHit[] = searchTools(index, query, (n) => byName.has(n), limit, signals);
+    this.learning.asked(principal, query, 'search_tools');
     const tools = hits.map((h) => {
       const doc = index.doc(h.name)!;
       return { name: h.name, title: doc.title, description: oneLine(doc.description) };
@@ -233,7 +261,9 @@ export class SelectionService {
     if (DISCLOSURE_TOOL_NAMES.includes(name))
       return { outcome: toolError(CALL_TOOL, `call_tool cannot call ${name}; call it directly`) };
     try {
-      return { outcome: await this.calls.call(principal, name, args) };
+      return {
+        outcome: this.learned(principal, name, await this.calls.call(principal, name, args)),
+      };
     } catch (err) {
       // the same words as a 404 on the tool itself: unknown and forbidden look alike
       if (err instanceof RegistryError && err.code === 'TOOL_NOT_FOUND')

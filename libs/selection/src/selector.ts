@@ -4,6 +4,7 @@ import { reciprocalRankFusion } from './fusion';
 import type { RankedList } from './fusion';
 import type { SearchHit, ToolSearchIndex } from './search-index';
 import type { SemanticIndex } from './semantic-index';
+import type { UsageHistory } from './usage-history';
 import { Vocabulary } from './vocabulary';
 
 export interface DetectedContext {
@@ -23,6 +24,10 @@ export interface Selection {
  */
 export interface SelectionSignals {
   semantic?: SemanticIndex;
+  /** the tenant's own past questions and the tools they led to */
+  history?: UsageHistory;
+  /** the clock the history's decay reads (epoch ms) */
+  now?: number;
   fusion: FusionWeights;
 }
 
@@ -30,6 +35,8 @@ export interface SelectionSignals {
 export interface FusionWeights {
   k: number;
   semantic: number;
+  /** the usage-history list's weight; absent: 0 */
+  history?: number;
 }
 
 /**
@@ -42,6 +49,8 @@ export const DEFAULT_FUSION: FusionWeights = { k: 10, semantic: 0.1 };
 const FUSION_DEPTH = 50;
 /** What a tool found by meaning alone says it matched. */
 export const SIMILAR_MEANING = '(similar meaning)';
+/** What a tool found by the tenant's past questions alone says it matched. */
+export const ASKED_BEFORE = '(asked before)';
 
 /** How many of the top hits vote on the context. */
 const CONTEXT_VOTERS = 20;
@@ -95,7 +104,7 @@ export function selectTools(
   const query = conversationQuery(conversation, vocabularyFor(index), index.options, (t) =>
     index.knows(t),
   );
-  const depth = Math.max(limit, CONTEXT_VOTERS, signals?.semantic ? FUSION_DEPTH : 0);
+  const depth = Math.max(limit, CONTEXT_VOTERS, signals ? FUSION_DEPTH : 0);
   const lexical = index.search(query, allowed, depth);
   const hits = signals ? fuse(index, conversation, lexical, allowed, depth, signals) : lexical;
   // fused scores come from ranks and are nearly flat: the lexical scores vote on the context
@@ -115,6 +124,7 @@ function fuse(
 ): SearchHit[] {
   const { fusion } = signals;
   const lists: RankedList[] = [{ names: lexical.map((h) => h.name), weight: 1 }];
+  const asked = new Set<string>();
   if (signals.semantic && fusion.semantic > 0) {
     const turns = index.options.conversation
       ? conversation.userTurns
@@ -122,13 +132,19 @@ function fuse(
     const similar = signals.semantic.search(turns, allowed, depth);
     lists.push({ names: similar.map((h) => h.name), weight: fusion.semantic });
   }
+  if (signals.history && (fusion.history ?? 0) > 0) {
+    const last = conversation.userTurns[conversation.userTurns.length - 1];
+    const past = signals.history.search(last, allowed, depth, signals.now ?? Date.now());
+    lists.push({ names: past.map((h) => h.name), weight: fusion.history! });
+    for (const h of past) asked.add(h.name);
+  }
   if (lists.length === 1) return lexical;
   const byName = new Map(lexical.map((h) => [h.name, h]));
   // a first place in the lexical list alone scores 1
   return reciprocalRankFusion(lists, fusion.k).map((f) => ({
     name: f.name,
     score: f.score * (fusion.k + 1),
-    matched: byName.get(f.name)?.matched ?? [SIMILAR_MEANING],
+    matched: byName.get(f.name)?.matched ?? [asked.has(f.name) ? ASKED_BEFORE : SIMILAR_MEANING],
   }));
 }
 

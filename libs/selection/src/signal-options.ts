@@ -23,7 +23,7 @@ export const DEFAULT_SIGNALS: SignalOptions = {
   fusionK: 10,
   vectorWeight: 0.1,
   history: true,
-  historyWeight: 1,
+  historyWeight: 0.3,
   historyHalfLifeDays: 30,
   historyMaxAgeDays: 180,
 };

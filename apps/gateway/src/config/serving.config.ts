@@ -98,7 +98,7 @@ export function signalSettings(env: Env): SignalSettings {
     fusionK: integer(env, 'SELECTION_FUSION_K', 10, 1, 1000),
     vectorWeight: decimal(env, 'SELECTION_VECTOR_WEIGHT', 0.1, 0, 10),
     history: flagOn(env, 'SELECTION_HISTORY'),
-    historyWeight: decimal(env, 'SELECTION_HISTORY_WEIGHT', 1, 0, 10),
+    historyWeight: decimal(env, 'SELECTION_HISTORY_WEIGHT', 0.3, 0, 10),
     historyHalfLifeDays: halfLife,
     historyMaxAgeDays: decimal(env, 'SELECTION_HISTORY_MAX_AGE_DAYS', 180, halfLife, 3650),
   };
