@@ -141,18 +141,22 @@ export const ranker =
     };
   };
 
+/** The select of before issue #31: no follow-up family boost. */
+export const TODAY: RankingOptions = { ...DEFAULT_RANKING, followUpFamily: 1 };
+
 export const METHODS: Method[] = [
   {
     name: 'plain BM25 (no stemming, synonyms, typos, conversation)',
     build: ranker(PLAIN, false),
   },
-  {
-    name: "today's select (BM25 + vocabulary + conversation)",
-    build: ranker(DEFAULT_RANKING, true),
-  },
+  { name: "today's select (BM25 + vocabulary + conversation)", build: ranker(TODAY, true) },
   { name: 'plain BM25 + word vectors (RRF)', build: ranker(PLAIN, false, { semantic: true }) },
   {
     name: "today's select + word vectors (RRF)",
+    build: ranker(TODAY, true, { semantic: true }),
+  },
+  {
+    name: '+ follow-ups keep the family (the new default)',
     build: ranker(DEFAULT_RANKING, true, { semantic: true }),
   },
 ];

@@ -15,12 +15,16 @@ interface Tally {
   r5: number;
   context: number;
   n: number;
+  /** follow-ups whose top 1 is in the family of the report the earlier turn called */
+  family: number;
 }
-const empty = (): Tally => ({ r1: 0, r5: 0, context: 0, n: 0 });
+const empty = (): Tally => ({ r1: 0, r5: 0, context: 0, n: 0, family: 0 });
 const fmt = (x: number, n: number): string => (n === 0 ? '-' : (x / n).toFixed(3));
 
 function score(q: SetQuestion, ranked: Ranked, t: Tally): void {
   t.n++;
+  if (q.earlierFamily !== undefined && q.familyOf(ranked.ids[0] ?? '') === q.earlierFamily)
+    t.family++;
   if (ranked.ids.slice(0, 1).some(q.accepts)) t.r1++;
   if (ranked.ids.slice(0, 5).some(q.accepts)) t.r5++;
   if (ranked.context === q.area) t.context++;
@@ -57,15 +61,15 @@ console.log(
   `tuning: ${tuning.reports.length} reports, ${tuning.questions.length} questions; held-out: ${heldOut.reports.length} reports, ${heldOut.questions.length} questions (${heldOut.questions.filter((q) => q.kind === 'follow-up').length} follow-ups)\n`,
 );
 console.log(
-  '| method | tuning r@1 | tuning r@5 | held-out r@1 | held-out r@5 | held-out follow-ups r@5 | held-out context |',
+  '| method | tuning r@1 | tuning r@5 | held-out r@1 | held-out r@5 | held-out follow-ups r@5 | follow-ups keep family | held-out context |',
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 const runs: Array<[string, SetRun]> = [];
 for (const method of METHODS) {
   const [t, h] = sets.map((s) => run(s, method.build(s)));
   const f = h.byKind.get('follow-up') ?? empty();
   console.log(
-    `| ${method.name} | ${fmt(t.all.r1, t.all.n)} | ${fmt(t.all.r5, t.all.n)} | ${fmt(h.all.r1, h.all.n)} | ${fmt(h.all.r5, h.all.n)} | ${fmt(f.r5, f.n)} | ${fmt(h.all.context, h.all.n)} |`,
+    `| ${method.name} | ${fmt(t.all.r1, t.all.n)} | ${fmt(t.all.r5, t.all.n)} | ${fmt(h.all.r1, h.all.n)} | ${fmt(h.all.r5, h.all.n)} | ${fmt(f.r5, f.n)} | ${fmt(f.family, f.n)} | ${fmt(h.all.context, h.all.n)} |`,
   );
   runs.push([method.name, h]);
 }
@@ -98,8 +102,8 @@ console.log(
 );
 console.log('| --- | --- | --- | --- | --- | --- |');
 for (const [name, withHistory] of [
-  ["today's select + word vectors, no history", false],
-  ["today's select + word vectors + usage history", true],
+  ['new default (vectors, follow-up family), no history', false],
+  ['new default + usage history', true],
 ] as const) {
   const cells = sets.flatMap((set) => {
     const half: EvalSet = { ...set, questions: scored(set.questions) };

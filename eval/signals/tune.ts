@@ -56,3 +56,28 @@ for (const minSimilarity of [0.3, 0.5, 0.7, 0.85])
       `| ${history} | ${minSimilarity} | ${(r1 / n).toFixed(3)} | ${(r5 / n).toFixed(3)} |`,
     );
   }
+
+// follow-ups: the boost for the family of the tool called last, on the tuning set only
+console.log('\n| follow-up family boost | tuning r@1 | tuning r@5 | tuning follow-ups r@1 | r@5 |');
+console.log('| --- | --- | --- | --- | --- |');
+for (const followUpFamily of [1, 1.1, 1.2, 1.3, 1.5, 2]) {
+  const rank = ranker({ ...DEFAULT_RANKING, followUpFamily }, true, { semantic: true })(set);
+  const t = { r1: 0, r5: 0, f1: 0, f5: 0, nf: 0 };
+  for (const q of set.questions) {
+    const { ids } = rank(q);
+    const r1 = ids.slice(0, 1).some(q.accepts);
+    const r5 = ids.slice(0, 5).some(q.accepts);
+    t.r1 += Number(r1);
+    t.r5 += Number(r5);
+    if (q.kind === 'follow-up') {
+      t.nf++;
+      t.f1 += Number(r1);
+      t.f5 += Number(r5);
+    }
+  }
+  const n = set.questions.length;
+  const f = (x: number, d: number) => (x / d).toFixed(3);
+  console.log(
+    `| ${followUpFamily} | ${f(t.r1, n)} | ${f(t.r5, n)} | ${f(t.f1, t.nf)} | ${f(t.f5, t.nf)} |`,
+  );
+}

@@ -2,6 +2,8 @@ import { conversationQuery } from './conversation';
 import type { Conversation } from './conversation';
 import { reciprocalRankFusion } from './fusion';
 import type { RankedList } from './fusion';
+import { FOLLOW_UP_FAMILY_BOOST } from './search-index';
+import { terms } from './text';
 import type { SearchHit, ToolSearchIndex } from './search-index';
 import type { SemanticIndex } from './semantic-index';
 import type { UsageHistory } from './usage-history';
@@ -51,6 +53,26 @@ const FUSION_DEPTH = 50;
 export const SIMILAR_MEANING = '(similar meaning)';
 /** What a tool found by the tenant's past questions alone says it matched. */
 export const ASKED_BEFORE = '(asked before)';
+
+/**
+ * A follow-up ("same by channel", "and per month?") usually changes the breakdown of the
+ * report it follows, not the measure: unless its words name another family's measure, the
+ * family of the tool called last gets a boost (the tool itself keeps its own, larger one).
+ */
+function keepFamily(
+  index: ToolSearchIndex,
+  conversation: Conversation,
+  boosts: Map<string, number>,
+): void {
+  const boost = index.options.followUpFamily ?? FOLLOW_UP_FAMILY_BOOST;
+  const last = conversation.toolCalls[conversation.toolCalls.length - 1];
+  if (!index.options.conversation || boost <= 1 || last === undefined) return;
+  // "and what about hires?" names another measure: the user left the family
+  const turn = conversation.userTurns[conversation.userTurns.length - 1];
+  if (terms(turn, index.options.stemming).some((t) => index.namesOtherFamily(t, last))) return;
+  for (const sibling of index.siblings(last))
+    boosts.set(sibling, Math.max(boosts.get(sibling) ?? 1, boost));
+}
 
 /** How many of the top hits vote on the context. */
 const CONTEXT_VOTERS = 20;
@@ -104,6 +126,7 @@ export function selectTools(
   const query = conversationQuery(conversation, vocabularyFor(index), index.options, (t) =>
     index.knows(t),
   );
+  keepFamily(index, conversation, query.toolBoosts);
   const depth = Math.max(limit, CONTEXT_VOTERS, signals ? FUSION_DEPTH : 0);
   const lexical = index.search(query, allowed, depth);
   const hits = signals ? fuse(index, conversation, lexical, allowed, depth, signals) : lexical;
