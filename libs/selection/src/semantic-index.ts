@@ -7,7 +7,7 @@
  */
 import type { SearchDoc } from './search-doc';
 import { isStopWord, words } from './text';
-import { dot, normalise } from './word-vectors';
+import { normalise } from './word-vectors';
 import type { WordVectors } from './word-vectors';
 
 /** How much each part of a tool's metadata says about what it answers. */
@@ -121,13 +121,21 @@ export class SemanticIndex {
     if (!query) return [];
     const { names, vectors } = this.built();
     const dims = this.vectors.dims;
-    const hits: SemanticHit[] = [];
+    // the best `limit` kept in order as they come: no sort of the whole catalog per query
+    const top: SemanticHit[] = [];
     for (let i = 0; i < names.length; i++) {
+      let score = 0;
+      const base = i * dims;
+      for (let d = 0; d < dims; d++) score += query[d] * vectors[base + d];
+      if (top.length === limit && score <= top[top.length - 1].score) continue;
       if (!allowed(names[i])) continue;
-      hits.push({ name: names[i], score: dot(query, vectors.subarray(i * dims, (i + 1) * dims)) });
+      // names are sorted: on equal scores the earlier name stays first
+      let at = top.length;
+      while (at > 0 && top[at - 1].score < score) at--;
+      top.splice(at, 0, { name: names[i], score });
+      if (top.length > limit) top.pop();
     }
-    // names are sorted and the sort is stable: equal scores stay in name order
-    return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+    return top;
   }
 }
 

@@ -35,6 +35,9 @@ interface Held {
   tool: string;
   at: number;
   terms: Set<string>;
+  /** the idf-weighted norm, valid while `generation` matches the history's */
+  norm: number;
+  generation: number;
 }
 
 function termsOf(text: string): Set<string> {
@@ -47,6 +50,11 @@ export class UsageHistory {
   private readonly records: Held[] = [];
   /** how many records hold each term: a term every past question has says little */
   private readonly df = new Map<string, number>();
+  /** idf per term, and the records' norms, hold until the next add */
+  private readonly idfs = new Map<string, number>();
+  private generation = 0;
+  /** term -> the records that hold it: a question is compared with those only */
+  private readonly postings = new Map<string, number[]>();
 
   constructor(
     private readonly options: HistoryOptions,
@@ -62,8 +70,16 @@ export class UsageHistory {
   add(record: UsageRecord): void {
     const terms = termsOf(record.query);
     if (terms.size === 0) return;
-    this.records.push({ tool: record.tool, at: record.at, terms });
-    for (const t of terms) this.df.set(t, (this.df.get(t) ?? 0) + 1);
+    const at = this.records.length;
+    this.records.push({ tool: record.tool, at: record.at, terms, norm: 0, generation: -1 });
+    for (const t of terms) {
+      this.df.set(t, (this.df.get(t) ?? 0) + 1);
+      const list = this.postings.get(t);
+      if (list) list.push(at);
+      else this.postings.set(t, [at]);
+    }
+    this.idfs.clear();
+    this.generation++;
   }
 
   /** 1 now, 1/2 after a half-life, 0 past the maximum age (or in the future: clock skew). */
@@ -74,7 +90,22 @@ export class UsageHistory {
   }
 
   private idf(term: string): number {
-    return Math.log(1 + this.records.length / (this.df.get(term) ?? 1));
+    let idf = this.idfs.get(term);
+    if (idf === undefined) {
+      idf = Math.log(1 + this.records.length / (this.df.get(term) ?? 1));
+      this.idfs.set(term, idf);
+    }
+    return idf;
+  }
+
+  private norm(r: Held): number {
+    if (r.generation !== this.generation) {
+      let sum = 0;
+      for (const t of r.terms) sum += this.idf(t) ** 2;
+      r.norm = Math.sqrt(sum);
+      r.generation = this.generation;
+    }
+    return r.norm;
   }
 
   /**
@@ -93,18 +124,18 @@ export class UsageHistory {
     for (const t of q) qNorm += this.idf(t) ** 2;
     qNorm = Math.sqrt(qNorm);
     const scores = new Map<string, number>();
-    for (const r of this.records) {
+    const candidates = new Set<number>();
+    for (const t of q) for (const i of this.postings.get(t) ?? []) candidates.add(i);
+    for (const i of candidates) {
+      const r = this.records[i];
       const decay = this.decay(r.at, now);
-      if (decay === 0 || !allowed(r.tool)) continue;
+      if (decay === 0) continue;
       let shared = 0;
-      let rNorm = 0;
-      for (const t of r.terms) {
-        const w = this.idf(t) ** 2;
-        rNorm += w;
-        if (q.has(t)) shared += w;
-      }
-      const similarity = shared / (qNorm * Math.sqrt(rNorm));
-      if (similarity < (this.options.minSimilarity ?? HISTORY_MIN_SIMILARITY)) continue;
+      for (const t of q) if (r.terms.has(t)) shared += this.idf(t) ** 2;
+      if (shared === 0) continue;
+      const similarity = shared / (qNorm * this.norm(r));
+      if (similarity < (this.options.minSimilarity ?? HISTORY_MIN_SIMILARITY) || !allowed(r.tool))
+        continue;
       scores.set(r.tool, (scores.get(r.tool) ?? 0) + similarity * decay);
     }
     return [...scores.entries()]
