@@ -109,3 +109,33 @@ describe('learning from use: gateway.tool_usage (e2e, real Postgres)', () => {
     expect(queries.filter((q) => q === 'blorfing snargle')).toHaveLength(1);
   });
 });
+
+describe('learning from use through search_tools and call_tool (e2e)', () => {
+  let gw: RunningGateway;
+
+  beforeAll(async () => {
+    // a low threshold: lists carry the built-ins, as for a big catalog
+    gw = await startGateway({ TOOLS_INLINE_MAX: '2', TOOLS_INLINE_COUNT: '1' });
+  });
+  afterAll(() => gw.close());
+
+  const call = (name: string, args: unknown) =>
+    gw.request(`/v1/tools/${name}/call`, { method: 'POST', as: alice, json: { arguments: args } });
+
+  it('records the tool call_tool ran after a search_tools, with the search query', async () => {
+    expect((await call('search_tools', { query: 'gribbled wozzles' })).status).toBe(200);
+    expect((await call('call_tool', { name: TOOL, arguments: {} })).status).toBe(200);
+    const rows = await eventually(async () => {
+      const { rows: r } = await sql<{ query: string; tool_name: string; source: string }>`
+        SELECT query, tool_name, source FROM gateway.tool_usage WHERE tenant_id = 'acme'`.execute(
+        gw.database.handle.db,
+      );
+      if (r.length === 0) throw new Error('not recorded yet');
+      return r;
+    });
+    expect(rows).toEqual([{ query: 'gribbled wozzles', tool_name: TOOL, source: 'search_tools' }]);
+    const again = await call('search_tools', { query: 'gribbled wozzles' });
+    const body = (await again.json()) as { result?: { tools: Array<{ name: string }> } };
+    expect(JSON.stringify(body)).toContain(TOOL);
+  });
+});
