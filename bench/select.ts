@@ -171,6 +171,7 @@ const signals: SelectionSignals = {
   },
 };
 const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
+const plus = (bytes: number): string => `${bytes >= 0 ? '+' : ''}${mb(bytes)}`;
 
 const rows = [
   measure('plain BM25 query (baseline)', (i) =>
@@ -239,7 +240,7 @@ log(
   `Cold index build (${docs.length} tools): ${full.ms.toFixed(0)} ms (plain: ${plain.ms.toFixed(0)} ms); first use (build + vocabulary load + first select) ${firstUse.toFixed(0)} ms; re-sync after one report changed ${resync.toFixed(2)} ms.`,
 );
 log(
-  `Word vectors: table ${vectors.size} words x ${vectors.dims} dims, ${mb(vectors.bytes)} MB of vectors (file ${mb(readFileSync(join(__dirname, '..', 'libs', 'selection', 'data', 'word-vectors.bin')).length)} MB), read in ${vectorLoad.toFixed(0)} ms; RSS +${mb(afterTable.rss - beforeVectors.rss)} MB for the table (heap+external +${mb(afterTable.heap - beforeVectors.heap)} MB), +${mb(afterIndex.rss - afterTable.rss)} MB for one tenant's semantic index of ${docs.length} tools (built in ${semanticBuild.toFixed(0)} ms)${gc ? '' : ' (no --expose-gc: RSS deltas include garbage)'}.`,
+  `Word vectors: table ${vectors.size} words x ${vectors.dims} dims, ${mb(vectors.bytes)} MB of vectors (file ${mb(readFileSync(join(__dirname, '..', 'libs', 'selection', 'data', 'word-vectors.bin')).length)} MB), read in ${vectorLoad.toFixed(0)} ms; RSS ${plus(afterTable.rss - beforeVectors.rss)} MB for the table (heap+external ${plus(afterTable.heap - beforeVectors.heap)} MB), ${plus(afterIndex.rss - afterTable.rss)} MB for one tenant's semantic index of ${docs.length} tools (built in ${semanticBuild.toFixed(0)} ms)${gc ? '' : ' (no --expose-gc: RSS deltas include garbage)'}.`,
 );
 const worst = Math.max(...rows.slice(1).map((r) => r.p99));
 log(
