@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Principal } from '@app/registry';
+import { eventually } from '../../../test/support/eventually';
 import { createTestDatabase } from '../../../test/support/test-database';
 import type { TestDatabase } from '../../../test/support/test-database';
 import { DEFAULT_SIGNALS } from './signal-options';
@@ -75,19 +76,15 @@ describe('UsageLearning over gateway.tool_usage (real Postgres)', () => {
     l.called(alice, 'query_report_other');
     const served = (await l.history('acme'))!.search('penguin headcount', everyone, 5, now);
     expect(served.map((h) => h.name)).toEqual(['query_report_penguins']);
-    const { rows } = await sql<{ tenant_id: string; tool_name: string }>`
-      SELECT tenant_id, tool_name FROM gateway.tool_usage WHERE query = 'penguin headcount'`.execute(
-      db.handle.db,
-    );
-    // the write is not awaited by called(): poll briefly
-    for (let i = 0; i < 50 && rows.length === 0; i++) {
-      await new Promise((r) => setImmediate(r));
-      const again = await sql<{ tenant_id: string; tool_name: string }>`
+    // the write is not awaited by called()
+    const rows = await eventually(async () => {
+      const { rows: r } = await sql<{ tenant_id: string; tool_name: string }>`
         SELECT tenant_id, tool_name FROM gateway.tool_usage WHERE query = 'penguin headcount'`.execute(
         db.handle.db,
       );
-      rows.push(...again.rows);
-    }
+      if (r.length === 0) throw new Error('not recorded yet');
+      return r;
+    });
     expect(rows).toEqual([{ tenant_id: 'acme', tool_name: 'query_report_penguins' }]);
     // another tenant's fresh load does not see it
     const globex = (await learning().history('globex'))!.search(
@@ -109,8 +106,25 @@ describe('UsageLearning over gateway.tool_usage (real Postgres)', () => {
     expect(later.map((h) => h.name)).toEqual(['query_report_walrus']);
   });
 
-  it('forgets a tenant’s old rows on request, and only that tenant’s', async () => {
-    const removed = await repo.forget('acme', new Date(now - 180 * DAY));
+  it('prunes a tenant’s rows past the maximum age when it re-reads them, and only that tenant’s', async () => {
+    const count = async (tenant: string, olderThanDays: number) => {
+      const { rows } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM gateway.tool_usage
+         WHERE tenant_id = ${tenant} AND used_at < ${new Date(now - olderThanDays * DAY).toISOString()}`.execute(
+        db.handle.db,
+      );
+      return rows[0].n;
+    };
+    await insert('acme', 'older question', 'query_report_older', 300);
+    await insert('globex', 'old question', 'query_report_old', 400);
+    expect(await count('acme', 180)).toBe(1);
+    await learning().history('acme');
+    // the prune is not awaited by the load
+    await eventually(async () => {
+      if ((await count('acme', 180)) > 0) throw new Error('not pruned yet');
+    });
+    expect(await count('globex', 180)).toBe(1);
+    const removed = await repo.forget('globex', new Date(now - 180 * DAY));
     expect(removed).toBe(1);
     const { rows } = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM gateway.tool_usage WHERE tenant_id = 'globex'`.execute(

@@ -100,6 +100,10 @@ export class UsageLearning {
     const now = this.now();
     const since = new Date(now - this.signals.historyMaxAgeDays * DAY_MS);
     const records = await this.usage.recent(tenantId, since, HISTORY_ROWS);
+    // rows past the maximum age never count again: the re-read prunes them (indexed delete)
+    void this.usage.forget(tenantId, since).catch((err: unknown) => {
+      this.logger.warn(`old tool usage not pruned for ${tenantId}: ${(err as Error).message}`);
+    });
     const history = new UsageHistory(
       {
         halfLifeDays: this.signals.historyHalfLifeDays,
