@@ -1,3 +1,7 @@
+import { parseConversation } from './conversation';
+import type { SearchDoc } from './search-doc';
+import { ToolSearchIndex } from './search-index';
+import { ASKED_BEFORE, selectTools } from './selector';
 import { UsageHistory } from './usage-history';
 
 const DAY = 86_400_000;
@@ -56,5 +60,40 @@ describe('UsageHistory', () => {
     const h = new UsageHistory(options);
     h.add({ query: 'what is it', tool: 'x', at: NOW });
     expect(h.size).toBe(0);
+  });
+});
+
+describe('selectTools with the usage history', () => {
+  const docs: SearchDoc[] = ['alpha_report', 'beta_report'].map((name) => ({
+    name,
+    title: name.replace('_', ' '),
+    description: 'A report.',
+    category: 'c',
+    contexts: ['X'],
+    filters: '',
+    values: '',
+    fields: '',
+    synonyms: [],
+    examples: [],
+    signature: name,
+  }));
+  const index = new ToolSearchIndex();
+  index.sync(docs);
+  const history = new UsageHistory({ halfLifeDays: 30, maxAgeDays: 180 }, [
+    { query: 'zibble quorps', tool: 'beta_report', at: NOW - DAY },
+  ]);
+  const signals = { history, now: NOW, fusion: { k: 10, semantic: 0, history: 0.3 } };
+  const ask = (text: string) => parseConversation([{ role: 'user', content: text }]);
+
+  it('ranks the tool a past question led to, and says why', () => {
+    const sel = selectTools(index, ask('zibble quorps'), everyone, 5, signals);
+    expect(sel.tools[0]).toEqual(
+      expect.objectContaining({ name: 'beta_report', matched: [ASKED_BEFORE] }),
+    );
+  });
+
+  it('never names it to a caller who may not use it', () => {
+    const sel = selectTools(index, ask('zibble quorps'), (n) => n !== 'beta_report', 5, signals);
+    expect(sel.tools.map((t) => t.name)).not.toContain('beta_report');
   });
 });
