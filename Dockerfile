@@ -21,6 +21,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY db ./db
+# the selection lib's data files (vocabularies, word vectors) are read from libs/, not dist/
+COPY libs/selection/data ./libs/selection/data
 RUN mkdir -p /app/.data && chown -R node:node /app/.data
 USER node
 EXPOSE 3000

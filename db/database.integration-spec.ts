@@ -143,6 +143,15 @@ const SHAPE: Shape = {
     detail: 'ANY',
     at: 'NO',
   },
+  tool_usage: {
+    id: 'NO',
+    tenant_id: 'NO',
+    user_id: 'NO',
+    query: 'NO',
+    tool_name: 'NO',
+    source: 'NO',
+    used_at: 'NO',
+  },
 };
 
 /** The database's filter and field type names are the templates library's (compile time). */

@@ -237,6 +237,17 @@ export interface AuditLogTable {
   at: Timestamp;
 }
 
+/** A tool called after a select or search_tools, and the question that led to it (#31). */
+export interface ToolUsageTable {
+  id: Generated<BigIntNumber>;
+  tenant_id: string;
+  user_id: string;
+  query: string;
+  tool_name: string;
+  source: 'select' | 'search_tools';
+  used_at: Timestamp;
+}
+
 /** One row: the id written when the metadata database was created (L2 key namespace). */
 export interface DatabaseIdentityTable {
   id: Generated<string>;
@@ -288,6 +299,7 @@ export interface DB {
   meta_tool_settings: MetaToolSettingsTable;
   audit_log: AuditLogTable;
   report_usage: ReportUsageTable;
+  tool_usage: ToolUsageTable;
 }
 
 export type Tenant = Selectable<TenantsTable>;

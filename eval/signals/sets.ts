@@ -29,6 +29,9 @@ export interface SetQuestion {
   area: string;
   messages: EvalMessage[];
   accepts: (reportId: string) => boolean;
+  /** the family of the report the earlier turn called (follow-ups only) */
+  earlierFamily?: string;
+  familyOf: (reportId: string) => string | undefined;
 }
 
 export interface EvalSet {
@@ -76,16 +79,24 @@ function metadata(
 const isFollowUp = (messages: EvalMessage[]): boolean =>
   parseConversation(messages).userTurns.length > 1;
 
+/** The report the conversation called last, by id. */
+const lastCalled = (messages: EvalMessage[]): string | undefined =>
+  parseConversation(messages)
+    .toolCalls.slice(-1)[0]
+    ?.replace(/^query_report_/, '');
+
 export function tuningSet(): EvalSet {
   const catalog = evalCatalog();
   const contextOf = new Map(catalog.map((r) => [r.id, r.context]));
+  const familyOf = (id: string): string | undefined =>
+    contextOf.has(id) ? `${contextOf.get(id)}:${id.replace(/_by_.*$/, '')}` : undefined;
   return {
     name: 'tuning',
     reports: catalog.map((r) => ({
       id: r.id,
       context: r.context,
       // ids are <measure>_by_<dimensions>[_monthly]
-      family: `${r.context}:${r.id.replace(/_by_.*$/, '')}`,
+      family: familyOf(r.id)!,
       metadata: metadata(r.id, r, { synonyms: r.synonyms, exampleQuestions: r.exampleQuestions }),
     })),
     questions: QUESTIONS.map((q) => ({
@@ -94,6 +105,8 @@ export function tuningSet(): EvalSet {
       area: contextOf.get(q.answers[0]) ?? '?',
       messages: q.messages,
       accepts: (id) => q.answers.includes(id),
+      earlierFamily: familyOf(lastCalled(q.messages) ?? ''),
+      familyOf,
     })),
   };
 }
@@ -117,6 +130,8 @@ export function heldOutSet(): EvalSet {
       messages: q.messages,
       accepts: (id) =>
         q.answers.some((a) => (a.endsWith('*') ? familyOf.get(id) === a.slice(0, -1) : a === id)),
+      earlierFamily: familyOf.get(lastCalled(q.messages) ?? ''),
+      familyOf: (id) => familyOf.get(id),
     })),
   };
 }

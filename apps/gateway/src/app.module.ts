@@ -1,5 +1,5 @@
 import { SelectionModule } from '@app/selection';
-import type { DisclosureOptions } from '@app/selection';
+import type { DisclosureOptions, SignalOptions } from '@app/selection';
 import { Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
@@ -8,7 +8,7 @@ import { MetaToolApiModule } from './admin/meta-tool-api.module';
 import { AuthModule } from './auth/auth.module';
 import { ConsoleModule } from './console/console.module';
 import type { GatewaySettings } from './config/gateway.config';
-import { selectionConfig } from './config/namespaces';
+import { selectionConfig, signalsConfig } from './config/namespaces';
 import { CoreModule } from './core.module';
 import { HealthModule } from './health/health.module';
 import { McpModule } from './mcp/mcp.module';
@@ -27,8 +27,8 @@ import { ToolsModule } from './tools/tools.module';
     DiscoveryModule,
     AuthModule,
     SelectionModule.forRootAsync({
-      inject: [selectionConfig.KEY],
-      useFactory: (options: DisclosureOptions) => options,
+      inject: [selectionConfig.KEY, signalsConfig.KEY],
+      useFactory: (options: DisclosureOptions, signals: SignalOptions) => ({ ...options, signals }),
     }),
     ToolsModule,
     AdminModule,

@@ -16,6 +16,25 @@ export interface RankingOptions {
   countries: boolean;
   /** earlier user turns and tool calls already made count; else only the last user turn */
   conversation: boolean;
+  /**
+   * a follow-up's boost for the report family (same title before "by"/"per") of the tool
+   * called last; absent: FOLLOW_UP_FAMILY_BOOST, 1: off
+   */
+  followUpFamily?: number;
+}
+
+/** Chosen on the tuning set (`npm run eval:tune`). */
+export const FOLLOW_UP_FAMILY_BOOST = 1.2;
+
+/**
+ * A report's family: its title up to the first breakdown word ("Scrap rate by plant" and
+ * "Scrap rate per month" are both "scrap rate"), lower-cased.
+ */
+export function familyOf(title: string): string {
+  return title
+    .toLowerCase()
+    .split(/\s+(?:by|per)\s+/)[0]
+    .trim();
 }
 
 export const DEFAULT_RANKING: RankingOptions = {
@@ -122,6 +141,10 @@ export class ToolSearchIndex {
   private readonly docs = new Map<string, HeldDoc>();
   /** how many docs hold each term (any field): tells a catalog word from a user's own word */
   private readonly termDocs = new Map<string, number>();
+  /** family (familyOf the title) -> tool names */
+  private readonly families = new Map<string, Set<string>>();
+  /** term -> how many families' names hold it ("units" in "good units produced") */
+  private readonly familyTerms = new Map<string, number>();
 
   constructor(readonly options: RankingOptions = DEFAULT_RANKING) {
     const stemming = options.stemming;
@@ -166,6 +189,39 @@ export class ToolSearchIndex {
     return this.docs.get(name)?.doc;
   }
 
+  /** The tools of `name`'s report family, itself included. */
+  siblings(name: string): string[] {
+    const doc = this.docs.get(name)?.doc;
+    return doc ? [...(this.families.get(familyOf(doc.title)) ?? [])] : [];
+  }
+
+  private family(doc: SearchDoc, add: boolean): void {
+    const key = familyOf(doc.title);
+    let members = this.families.get(key);
+    if (!members) {
+      this.families.set(key, (members = new Set()));
+      this.countFamilyTerms(key, 1);
+    }
+    if (add) members.add(doc.name);
+    else members.delete(doc.name);
+    if (members.size === 0) {
+      this.families.delete(key);
+      this.countFamilyTerms(key, -1);
+    }
+  }
+
+  private countFamilyTerms(key: string, delta: number): void {
+    for (const t of new Set(terms(key, this.options.stemming)))
+      this.familyTerms.set(t, (this.familyTerms.get(t) ?? 0) + delta);
+  }
+
+  /** Whether `term` is part of the name of a report family other than `name`'s. */
+  namesOtherFamily(term: string, name: string): boolean {
+    const doc = this.docs.get(name)?.doc;
+    const own = doc ? terms(familyOf(doc.title), this.options.stemming).includes(term) : false;
+    return (this.familyTerms.get(term) ?? 0) > (own ? 1 : 0);
+  }
+
   /** Makes the index hold exactly `docs`; returns how many were added, changed, removed. */
   sync(docs: Iterable<SearchDoc>): { added: number; changed: number; removed: number } {
     const seen = new Set<string>();
@@ -179,6 +235,7 @@ export class ToolSearchIndex {
       if (held) {
         this.search_.remove(held.indexed);
         this.count(held.indexed, -1);
+        this.family(held.doc, false);
         changed++;
       } else added++;
       const entry = {
@@ -188,12 +245,14 @@ export class ToolSearchIndex {
       };
       this.search_.add(entry.indexed);
       this.count(entry.indexed, 1);
+      this.family(doc, true);
       this.docs.set(doc.name, entry);
     }
     for (const [name, held] of this.docs) {
       if (seen.has(name)) continue;
       this.search_.remove(held.indexed);
       this.count(held.indexed, -1);
+      this.family(held.doc, false);
       this.docs.delete(name);
       removed++;
     }

@@ -1,6 +1,10 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { DISCLOSURE_OPTIONS } from './disclosure';
 import type { DisclosureOptions } from './disclosure';
+import type { SignalOptions } from './signal-options';
+
+/** The disclosure thresholds, and the ranking signals (defaults: DEFAULT_SIGNALS). */
+export type SelectionOptions = DisclosureOptions & { signals?: SignalOptions };
 
 /**
  * `SelectionModule.forRoot(options)` / `.forRootAsync({ imports?, inject, useFactory })`: the
@@ -8,7 +12,7 @@ import type { DisclosureOptions } from './disclosure';
  * CatalogService shapes lists with the disclosure policy (LIST_SHAPER) and cannot import this lib.
  */
 export const { ConfigurableModuleClass: ConfigurableSelectionModule } =
-  new ConfigurableModuleBuilder<DisclosureOptions>({ optionsInjectionToken: DISCLOSURE_OPTIONS })
+  new ConfigurableModuleBuilder<SelectionOptions>({ optionsInjectionToken: DISCLOSURE_OPTIONS })
     .setClassMethodName('forRoot')
     .setExtras({}, (definition) => ({ ...definition, global: true }))
     .build();

@@ -1,9 +1,12 @@
 import { LIST_SHAPER } from '@app/registry';
 import { Module } from '@nestjs/common';
 import { DISCLOSURE_OPTIONS, DisclosurePolicy } from './disclosure';
-import type { DisclosureOptions } from './disclosure';
+import { DEFAULT_SIGNALS, SELECTION_SIGNALS } from './signal-options';
 import { ConfigurableSelectionModule } from './selection.module-definition';
+import type { SelectionOptions } from './selection.module-definition';
 import { SelectionService } from './selection.service';
+import { ToolUsageRepository } from './tool-usage.repository';
+import { UsageLearning } from './usage-learning';
 
 /**
  * Tool selection and progressive disclosure, registered once by the app with
@@ -15,11 +18,19 @@ import { SelectionService } from './selection.service';
     {
       provide: DisclosurePolicy,
       inject: [DISCLOSURE_OPTIONS],
-      useFactory: (options: DisclosureOptions) => new DisclosurePolicy(options),
+      useFactory: (options: SelectionOptions) =>
+        new DisclosurePolicy({ inlineMax: options.inlineMax, inlineCount: options.inlineCount }),
+    },
+    {
+      provide: SELECTION_SIGNALS,
+      inject: [DISCLOSURE_OPTIONS],
+      useFactory: (options: SelectionOptions) => options.signals ?? DEFAULT_SIGNALS,
     },
     { provide: LIST_SHAPER, useExisting: DisclosurePolicy },
+    ToolUsageRepository,
+    UsageLearning,
     SelectionService,
   ],
-  exports: [DisclosurePolicy, LIST_SHAPER, SelectionService],
+  exports: [DisclosurePolicy, LIST_SHAPER, SelectionService, UsageLearning],
 })
 export class SelectionModule extends ConfigurableSelectionModule {}

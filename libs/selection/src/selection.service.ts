@@ -26,7 +26,12 @@ import type { SearchDoc } from './search-doc';
 import { ToolSearchIndex } from './search-index';
 import type { SearchHit } from './search-index';
 import { searchTools, selectTools } from './selector';
-import type { DetectedContext } from './selector';
+import type { DetectedContext, SelectionSignals } from './selector';
+import { SemanticIndex } from './semantic-index';
+import { SELECTION_SIGNALS } from './signal-options';
+import type { SignalOptions } from './signal-options';
+import { UsageLearning } from './usage-learning';
+import { shippedWordVectors } from './word-vectors-file';
 
 export interface SelectResponse {
   contexts: DetectedContext[];
@@ -59,6 +64,8 @@ const TOOLSETS_HELD = 500;
 interface HeldIndex {
   catalog: TenantCatalog;
   index: ToolSearchIndex;
+  /** the word-vector side, kept in step with `index` (absent when SELECTION_VECTORS=0) */
+  semantic?: SemanticIndex;
 }
 
 /**
@@ -77,23 +84,51 @@ export class SelectionService {
     private readonly catalog: CatalogService,
     private readonly calls: ToolCallService,
     @Inject(DisclosurePolicy) readonly disclosure: DisclosurePolicy,
+    @Inject(SELECTION_SIGNALS) private readonly signals: SignalOptions,
+    private readonly learning: UsageLearning,
     @Optional() @Inject(ReportUsage) private readonly usage: ReportUsage | null = null,
-  ) {}
+  ) {
+    // read the table at start-up: a corrupt file stops the instance, not a request
+    if (signals.vectors) shippedWordVectors();
+  }
 
-  /** The tenant's index, in step with `catalog` (the caller's visible set came from it). */
-  private async index(tenantId: string, catalog: TenantCatalog): Promise<ToolSearchIndex> {
+  /** The tenant's indexes, in step with `catalog` (the caller's visible set came from it). */
+  private async index(tenantId: string, catalog: TenantCatalog): Promise<HeldIndex> {
     const held = this.held.get(tenantId);
-    if (held && held.catalog === catalog) return held.index;
+    if (held && held.catalog === catalog) return held;
     // built-ins and generated tools are indexed with the reports; the catalog's version picks
     const { tools } = await this.catalog.tenantTools(tenantId);
     const index = held?.index ?? new ToolSearchIndex();
-    index.sync(
-      tools
-        .filter((t) => !DISCLOSURE_TOOL_NAMES.includes(t.definition.name))
-        .map((t) => searchDoc(catalog, t)),
-    );
-    this.held.set(tenantId, { catalog, index });
-    return index;
+    const docs = tools
+      .filter((t) => !DISCLOSURE_TOOL_NAMES.includes(t.definition.name))
+      .map((t) => searchDoc(catalog, t));
+    index.sync(docs);
+    const semantic =
+      held?.semantic ??
+      (this.signals.vectors ? new SemanticIndex(shippedWordVectors()) : undefined);
+    semantic?.sync(docs);
+    const next = { catalog, index, semantic };
+    this.held.set(tenantId, next);
+    return next;
+  }
+
+  /** The signals fused with the lexical ranking for this tenant. */
+  private async signalsFor(
+    tenantId: string,
+    held: HeldIndex,
+  ): Promise<SelectionSignals | undefined> {
+    const history = await this.learning.history(tenantId);
+    if (!held.semantic && !history) return undefined;
+    return {
+      semantic: held.semantic,
+      history,
+      now: this.learning.now(),
+      fusion: {
+        k: this.signals.fusionK,
+        semantic: this.signals.vectorWeight,
+        history: this.signals.historyWeight,
+      },
+    };
   }
 
   /**
@@ -110,16 +145,22 @@ export class SelectionService {
       held = { catalog: visible.catalog, byName };
       this.toolsets.set(visible.key, held);
     }
-    const index = await this.index(principal.tenantId, held.catalog);
-    return { byName: held.byName, index };
+    const indexes = await this.index(principal.tenantId, held.catalog);
+    const signals = await this.signalsFor(principal.tenantId, indexes);
+    return { byName: held.byName, index: indexes.index, signals };
   }
 
   async select(principal: Principal, body: unknown): Promise<SelectResponse> {
     const request = parseSelectRequest(body);
     const conversation = parseConversation(request.messages);
-    const { byName, index } = await this.visible(principal, request.context);
+    const { byName, index, signals } = await this.visible(principal, request.context);
     const limit = request.limit ?? SELECT_LIMIT_DEFAULT;
-    const selection = selectTools(index, conversation, (n) => byName.has(n), limit);
+    const selection = selectTools(index, conversation, (n) => byName.has(n), limit, signals);
+    this.learning.asked(
+      principal,
+      conversation.userTurns[conversation.userTurns.length - 1],
+      'select',
+    );
     const format = request.format ?? 'openai';
     this.usage?.suggested(
       principal,
@@ -170,14 +211,24 @@ export class SelectionService {
     }
   }
 
+  /**
+   * A call that ran answers the user's pending question (a failed one does not). Only
+   * call_tool's inner call is learned here: the request pipeline sees every other call.
+   */
+  private learned(principal: Principal, name: string, outcome: ToolCallOutcome): ToolCallOutcome {
+    if (!outcome.is_error) this.learning.called(principal, name);
+    return outcome;
+  }
+
   private async search(
     principal: Principal,
     query: string,
     limit: number,
     context: string | undefined,
   ): Promise<SelectionCallOutcome> {
-    const { byName, index } = await this.visible(principal, context);
-    const hits: SearchHit[] = searchTools(index, query, (n) => byName.has(n), limit);
+    const { byName, index, signals } = await this.visible(principal, context);
+    const hits: SearchHit[] = searchTools(index, query, (n) => byName.has(n), limit, signals);
+    this.learning.asked(principal, query, 'search_tools');
     const tools = hits.map((h) => {
       const doc = index.doc(h.name)!;
       return { name: h.name, title: doc.title, description: oneLine(doc.description) };
@@ -222,7 +273,9 @@ export class SelectionService {
     if (DISCLOSURE_TOOL_NAMES.includes(name))
       return { outcome: toolError(CALL_TOOL, `call_tool cannot call ${name}; call it directly`) };
     try {
-      return { outcome: await this.calls.call(principal, name, args) };
+      return {
+        outcome: this.learned(principal, name, await this.calls.call(principal, name, args)),
+      };
     } catch (err) {
       // the same words as a 404 on the tool itself: unknown and forbidden look alike
       if (err instanceof RegistryError && err.code === 'TOOL_NOT_FOUND')

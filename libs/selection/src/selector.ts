@@ -1,6 +1,12 @@
 import { conversationQuery } from './conversation';
 import type { Conversation } from './conversation';
+import { reciprocalRankFusion } from './fusion';
+import type { RankedList } from './fusion';
+import { FOLLOW_UP_FAMILY_BOOST } from './search-index';
+import { terms } from './text';
 import type { SearchHit, ToolSearchIndex } from './search-index';
+import type { SemanticIndex } from './semantic-index';
+import type { UsageHistory } from './usage-history';
 import { Vocabulary } from './vocabulary';
 
 export interface DetectedContext {
@@ -12,6 +18,60 @@ export interface DetectedContext {
 export interface Selection {
   contexts: DetectedContext[];
   tools: SearchHit[];
+}
+
+/**
+ * Signals fused with the lexical ranking by reciprocal rank fusion; each is optional, and
+ * without any the lexical ranking is the answer as it was.
+ */
+export interface SelectionSignals {
+  semantic?: SemanticIndex;
+  /** the tenant's own past questions and the tools they led to */
+  history?: UsageHistory;
+  /** the clock the history's decay reads (epoch ms) */
+  now?: number;
+  fusion: FusionWeights;
+}
+
+/** RRF constant and the semantic list's weight (lexical = 1); chosen on the tuning set only. */
+export interface FusionWeights {
+  k: number;
+  semantic: number;
+  /** the usage-history list's weight; absent: 0 */
+  history?: number;
+}
+
+/**
+ * From `npm run eval:tune` (tuning set only): the largest semantic weight whose tuning-set
+ * recall@1 and recall@5 equal the lexical ranking's alone (0.2 already costs two questions).
+ */
+export const DEFAULT_FUSION: FusionWeights = { k: 10, semantic: 0.1 };
+
+/** How deep each list goes into the fusion. */
+const FUSION_DEPTH = 50;
+/** What a tool found by meaning alone says it matched. */
+export const SIMILAR_MEANING = '(similar meaning)';
+/** What a tool found by the tenant's past questions alone says it matched. */
+export const ASKED_BEFORE = '(asked before)';
+
+/**
+ * A follow-up ("same by channel", "and per month?") usually changes the breakdown of the
+ * report it follows, not the measure: unless its words name another family's measure, the
+ * family of the tool called last gets a boost (the tool itself keeps its own, larger one).
+ */
+function keepFamily(
+  index: ToolSearchIndex,
+  conversation: Conversation,
+  boosts: Map<string, number>,
+): void {
+  const boost = index.options.followUpFamily ?? FOLLOW_UP_FAMILY_BOOST;
+  const last = conversation.toolCalls[conversation.toolCalls.length - 1];
+  if (!index.options.conversation || boost <= 1 || last === undefined) return;
+  // "and what about hires?" names another measure: the user left the family
+  const turn = conversation.userTurns[conversation.userTurns.length - 1];
+  if (terms(turn, index.options.stemming).some((t) => index.namesOtherFamily(t, last))) return;
+  for (const sibling of index.siblings(last))
+    boosts.set(sibling, Math.max(boosts.get(sibling) ?? 1, boost));
 }
 
 /** How many of the top hits vote on the context. */
@@ -61,12 +121,54 @@ export function selectTools(
   conversation: Conversation,
   allowed: (name: string) => boolean,
   limit: number,
+  signals?: SelectionSignals,
 ): Selection {
   const query = conversationQuery(conversation, vocabularyFor(index), index.options, (t) =>
     index.knows(t),
   );
-  const hits = index.search(query, allowed, Math.max(limit, CONTEXT_VOTERS));
-  return { contexts: detectContexts(index, hits), tools: hits.slice(0, limit) };
+  keepFamily(index, conversation, query.toolBoosts);
+  const depth = Math.max(limit, CONTEXT_VOTERS, signals ? FUSION_DEPTH : 0);
+  const lexical = index.search(query, allowed, depth);
+  const hits = signals ? fuse(index, conversation, lexical, allowed, depth, signals) : lexical;
+  // fused scores come from ranks and are nearly flat: the lexical scores vote on the context
+  // when there are any
+  const voters = lexical.length > 0 ? lexical : hits;
+  return { contexts: detectContexts(index, voters), tools: hits.slice(0, limit) };
+}
+
+/** The lexical hits fused with the other signals' rankings. */
+function fuse(
+  index: ToolSearchIndex,
+  conversation: Conversation,
+  lexical: SearchHit[],
+  allowed: (name: string) => boolean,
+  depth: number,
+  signals: SelectionSignals,
+): SearchHit[] {
+  const { fusion } = signals;
+  const lists: RankedList[] = [{ names: lexical.map((h) => h.name), weight: 1 }];
+  const asked = new Set<string>();
+  if (signals.semantic && fusion.semantic > 0) {
+    const turns = index.options.conversation
+      ? conversation.userTurns
+      : conversation.userTurns.slice(-1);
+    const similar = signals.semantic.search(turns, allowed, depth);
+    lists.push({ names: similar.map((h) => h.name), weight: fusion.semantic });
+  }
+  if (signals.history && (fusion.history ?? 0) > 0) {
+    const last = conversation.userTurns[conversation.userTurns.length - 1];
+    const past = signals.history.search(last, allowed, depth, signals.now ?? Date.now());
+    lists.push({ names: past.map((h) => h.name), weight: fusion.history! });
+    for (const h of past) asked.add(h.name);
+  }
+  if (lists.length === 1) return lexical;
+  const byName = new Map(lexical.map((h) => [h.name, h]));
+  // a first place in the lexical list alone scores 1
+  return reciprocalRankFusion(lists, fusion.k).map((f) => ({
+    name: f.name,
+    score: f.score * (fusion.k + 1),
+    matched: byName.get(f.name)?.matched ?? [asked.has(f.name) ? ASKED_BEFORE : SIMILAR_MEANING],
+  }));
 }
 
 /** search_tools: a plain query (the model's own words), no conversation. */
@@ -75,6 +177,7 @@ export function searchTools(
   query: string,
   allowed: (name: string) => boolean,
   limit: number,
+  signals?: SelectionSignals,
 ): SearchHit[] {
-  return selectTools(index, { userTurns: [query], toolCalls: [] }, allowed, limit).tools;
+  return selectTools(index, { userTurns: [query], toolCalls: [] }, allowed, limit, signals).tools;
 }

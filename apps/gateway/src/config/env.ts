@@ -19,6 +19,22 @@ export function integer(
   return value;
 }
 
+export function decimal(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a number between ${min} and ${max}; got "${raw}"`);
+  }
+  return value;
+}
+
 export function url(env: Env, name: string, protocols: string[]): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;

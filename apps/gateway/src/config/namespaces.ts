@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { MetaToolOptions } from '@app/meta-tool';
 import type { RegistryOptions } from '@app/registry';
-import type { DisclosureOptions } from '@app/selection';
+import type { DisclosureOptions, SignalOptions } from '@app/selection';
 import { getConfigToken, registerAs } from '@nestjs/config';
 import type { ConfigFactory, ConfigFactoryKeyHost, ConfigObject } from '@nestjs/config';
 import { datasourceKey } from '../datasources/datasource-key';
@@ -69,12 +69,16 @@ export const selectionConfig = namespace('selection', (s): DisclosureOptions => 
   inlineCount: s.tools.inlineCount,
 }));
 
+/** The ranking signals of select and search_tools: SELECTION_*. */
+export const signalsConfig = namespace('selectionSignals', (s): SignalOptions => s.tools.signals);
+
 export const FEATURE_NAMESPACES = [
   databaseConfig,
   redisConfig,
   registryConfig,
   metaToolConfig,
   selectionConfig,
+  signalsConfig,
 ] as const;
 
 /** What ConfigModule loads: the whole settings ('gateway') and every feature namespace. */

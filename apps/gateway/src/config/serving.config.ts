@@ -1,4 +1,4 @@
-import { ConfigError, integer } from './env';
+import { ConfigError, decimal, flagOn, integer } from './env';
 import type { Env } from './env';
 
 /** Report queries: REPORT_*. */
@@ -17,6 +17,22 @@ export interface ToolSettings {
   inlineMax: number;
   /** how many tools such a list still carries inline */
   inlineCount: number;
+  /** the ranking signals beside BM25: SELECTION_* */
+  signals: SignalSettings;
+}
+
+/** Signals fused with BM25 by select and search_tools (docs/tool-selection.md). */
+export interface SignalSettings {
+  /** word vectors (libs/selection/data/word-vectors.bin) */
+  vectors: boolean;
+  /** reciprocal rank fusion constant */
+  fusionK: number;
+  vectorWeight: number;
+  /** the tenant's own past questions that led to a tool */
+  history: boolean;
+  historyWeight: number;
+  historyHalfLifeDays: number;
+  historyMaxAgeDays: number;
 }
 
 /** Catalog caches: CACHE_TTL_SECONDS, CATALOG_STALE_AFTER_MS. */
@@ -87,7 +103,20 @@ export function toolSettings(env: Env): ToolSettings {
     throw new ConfigError(
       `TOOLS_INLINE_COUNT must be at most TOOLS_INLINE_MAX (${inlineMax}); got "${inlineCount}"`,
     );
-  return { inlineMax, inlineCount };
+  return { inlineMax, inlineCount, signals: signalSettings(env) };
+}
+
+export function signalSettings(env: Env): SignalSettings {
+  const halfLife = decimal(env, 'SELECTION_HISTORY_HALF_LIFE_DAYS', 30, 0.01, 3650);
+  return {
+    vectors: flagOn(env, 'SELECTION_VECTORS'),
+    fusionK: integer(env, 'SELECTION_FUSION_K', 10, 1, 1000),
+    vectorWeight: decimal(env, 'SELECTION_VECTOR_WEIGHT', 0.1, 0, 10),
+    history: flagOn(env, 'SELECTION_HISTORY'),
+    historyWeight: decimal(env, 'SELECTION_HISTORY_WEIGHT', 0.3, 0, 10),
+    historyHalfLifeDays: halfLife,
+    historyMaxAgeDays: decimal(env, 'SELECTION_HISTORY_MAX_AGE_DAYS', 180, halfLife, 3650),
+  };
 }
 
 export function limitSettings(env: Env): LimitSettings {

@@ -100,6 +100,11 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
     outcome: true,
   },
   INVALID_SELECT_REQUEST: refusal(400, RPC.invalidRequest, 'POST /v1/tools/select: a bad body'),
+  WORD_VECTORS_INVALID: refusal(
+    500,
+    RPC.internalError,
+    'the shipped word-vector table is corrupt (start-up stops; rebuild it)',
+  ),
   RATE_LIMITED: refusal(
     429,
     RPC.invalidRequest,

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Metrics, ToolCallService, withSpan } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
-import { Inject, Injectable } from '@nestjs/common';
+import { DISCLOSURE_TOOL_NAMES, UsageLearning } from '@app/selection';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { context } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -46,6 +47,8 @@ export class RequestPipeline {
     metrics: Metrics,
     private readonly calls: ToolCallService,
     @Inject(PINO_LOGGER) log: Logger,
+    /** learns which tool answered a select/search (absent in apps without selection) */
+    @Optional() @Inject(UsageLearning) private readonly learning: UsageLearning | null = null,
   ) {
     this.recorder = new RequestRecorder(metrics, log);
     this.policies = new Policies(log);
@@ -161,7 +164,19 @@ export class RequestPipeline {
     /** how to run it when the caller already resolved the tool (the call fast lane) */
     run: () => Promise<ToolCallOutcome> = () => this.calls.call(principal, name, args),
   ): Promise<ToolCallOutcome> {
-    return limitedCall(this.limits, this.recorder, { principal, name, args, protocol }, run);
+    const outcome = limitedCall(
+      this.limits,
+      this.recorder,
+      { principal, name, args, protocol },
+      run,
+    );
+    // every lane calls through here, so the tool a user called after a select or search_tools
+    // is seen once; call_tool's inner call is learned by the selection service
+    if (!this.learning || DISCLOSURE_TOOL_NAMES.includes(name)) return outcome;
+    return outcome.then((o) => {
+      if (!o.is_error) this.learning?.called(principal, name);
+      return o;
+    });
   }
 
   /** The access log line, the histograms, the end of the span, then the policies' onEnd. */
