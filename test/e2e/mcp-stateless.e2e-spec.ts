@@ -34,7 +34,7 @@ describe('/mcp revision 2026-07-28, stateless (e2e)', () => {
 
   const mcp = (gw: RunningGateway) => `${gw.baseUrl}/mcp`;
 
-  it('server/discover declares tools only, both eras, and who the server is; no session', async () => {
+  it('server/discover declares tools (and the Tasks extension) only, both eras, and who the server is; no session', async () => {
     const res = await modernPost(
       mcp(a),
       token,
@@ -47,7 +47,10 @@ describe('/mcp revision 2026-07-28, stateless (e2e)', () => {
     expect(res.body.id).toBe('d1');
     const result = res.body.result!;
     expect(result.resultType).toBe('complete');
-    expect(result.capabilities).toEqual({ tools: { listChanged: true } });
+    expect(result.capabilities).toEqual({
+      tools: { listChanged: true },
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
+    });
     expect(result.supportedVersions).toEqual(expect.arrayContaining([MODERN, '2025-11-25']));
     expect(
       (result._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo'].name,

@@ -7,6 +7,7 @@ import { McpSessions } from './mcp-sessions.service';
 import { McpController } from './mcp.controller';
 import { McpListenStreams } from './modern/mcp-listen';
 import { McpStateless } from './modern/mcp-stateless.service';
+import { McpTasks } from './modern/mcp-tasks.service';
 
 @Module({
   imports: [AuthModule],
@@ -18,6 +19,7 @@ import { McpStateless } from './modern/mcp-stateless.service';
     McpCallHotPath,
     McpStateless,
     McpListenStreams,
+    McpTasks,
   ],
   exports: [McpListHotPath, McpCallHotPath],
 })
