@@ -102,6 +102,18 @@ describe('MCP Tasks extension for report calls (e2e)', () => {
     expect(unknown.body.error!.code).toBe(-32602);
   });
 
+  it('a tasks/get whose Mcp-Name is not its taskId is 400 / -32020', async () => {
+    const res = await modernPost(
+      mcp(a),
+      aliceToken,
+      'tasks/get',
+      { _meta: WITH_TASKS, taskId: 'one' },
+      { id: 'n1', headers: { 'mcp-name': 'another' } },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ id: 'n1', error: { code: -32020 } });
+  });
+
   it('tasks/* without the extension declared is 400 / -32021 naming it', async () => {
     const res = await modernPost(mcp(a), aliceToken, 'tasks/get', {
       _meta: MODERN_META,
