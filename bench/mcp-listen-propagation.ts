@@ -1,6 +1,7 @@
 /**
  * COMMIT of a new report (plain SQL, own connection) -> `notifications/tools/list_changed` on
- * an MCP 2026-07-28 `subscriptions/listen` stream held by the other of two gateway processes.
+ * an MCP 2026-07-28 `subscriptions/listen` stream held by the other of two gateway processes,
+ * and on a 2025 session's GET stream on the same process (the path it is compared with).
  * `npx tsx bench/mcp-listen-propagation.ts [changes]` (needs a built dist/). Prints p50/p99.
  */
 import { performance } from 'node:perf_hooks';
@@ -18,7 +19,7 @@ const INSERT = `INSERT INTO gateway.reports (tenant_id, id, name, description, s
   VALUES ('acme', $1, 'Listen probe', 'bench probe', 'SELECT count(*) AS n FROM orders', 'sales')`;
 const TIMEOUT_MS = 5000;
 
-/** The frames of a listen stream; `next()` resolves with the arrival time of the next one. */
+/** A 2026-07-28 listen stream on `url`. */
 async function listen(url: string, auth: Record<string, string>) {
   const params = {
     _meta: {
@@ -38,6 +39,50 @@ async function listen(url: string, auth: Record<string, string>) {
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: 'bench', method: 'subscriptions/listen', params }),
   });
+  return watch(res);
+}
+
+/** A 2025 session's notification stream (initialize, initialized, GET) on `url`. */
+async function sessionStream(url: string, auth: Record<string, string>) {
+  const headers = {
+    ...auth,
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+  };
+  const init = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'bench', version: '1' },
+      },
+    }),
+  });
+  await init.text();
+  const session = {
+    ...headers,
+    'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
+    'mcp-protocol-version': '2025-06-18',
+  };
+  const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+  await (
+    await fetch(url, { method: 'POST', headers: session, body: JSON.stringify(initialized) })
+  ).text();
+  // the session's baseline list, as a client reads it before waiting for changes
+  const listed = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+  await (
+    await fetch(url, { method: 'POST', headers: session, body: JSON.stringify(listed) })
+  ).text();
+  return watch(await fetch(url, { method: 'GET', headers: session }));
+}
+
+/** The list_changed frames of a stream; `next(t)` resolves with the first arrival after t. */
+function watch(res: Response) {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -101,25 +146,29 @@ async function main(): Promise<void> {
     const auth = await bearer({ tenant: 'acme', sub: 'bench-listen', roles: ['analyst'] });
     await a.client.ok('/v1/tools?format=mcp', { headers: auth });
     const stream = await listen(`${b.url}/mcp`, auth);
+    const session = await sessionStream(`${b.url}/mcp`, auth);
     const writer = new pg.Client({ connectionString: pgUrl(database) });
     writer.on('error', () => undefined);
     await writer.connect();
     const machine = watchMachineLoad();
     const latencies: number[] = [];
+    const sessionLatencies: number[] = [];
     let timeouts = 0;
     try {
       for (let i = 0; i < changes; i++) {
         const t0 = performance.now();
         await writer.query(INSERT, [`bench_listen_${i}`]);
-        const at = await stream.next(t0);
-        if (Number.isNaN(at)) timeouts++;
-        else latencies.push(at - t0);
+        const [at, sessionAt] = await Promise.all([stream.next(t0), session.next(t0)]);
+        if (Number.isNaN(at) || Number.isNaN(sessionAt)) timeouts++;
+        if (!Number.isNaN(at)) latencies.push(at - t0);
+        if (!Number.isNaN(sessionAt)) sessionLatencies.push(sessionAt - t0);
         // a short, varying gap, so changes do not line up with anything periodic
         await new Promise((r) => setTimeout(r, 60 + (i % 7) * 5));
       }
     } finally {
       await writer.end().catch(() => undefined);
       await stream.cancel();
+      await session.cancel();
     }
     console.log(
       JSON.stringify({
@@ -127,6 +176,11 @@ async function main(): Promise<void> {
         p50Ms: +median(latencies).toFixed(1),
         p99Ms: +percentile(latencies, 99).toFixed(1),
         maxMs: +Math.max(...latencies).toFixed(1),
+        session2025: {
+          p50Ms: +median(sessionLatencies).toFixed(1),
+          p99Ms: +percentile(sessionLatencies, 99).toFixed(1),
+          maxMs: +Math.max(...sessionLatencies).toFixed(1),
+        },
         timeouts,
         load: machine(),
       }),
