@@ -8,6 +8,7 @@ import { McpController } from './mcp.controller';
 import { McpListenStreams } from './modern/mcp-listen';
 import { McpStateless } from './modern/mcp-stateless.service';
 import { McpTasks } from './modern/mcp-tasks.service';
+import { McpStatelessListHotPath } from './modern/mcp-stateless-list.hot-path';
 
 @Module({
   imports: [AuthModule],
@@ -20,6 +21,7 @@ import { McpTasks } from './modern/mcp-tasks.service';
     McpStateless,
     McpListenStreams,
     McpTasks,
+    McpStatelessListHotPath,
   ],
   exports: [McpListHotPath, McpCallHotPath],
 })
