@@ -16,3 +16,15 @@ export async function selectOne(db: Kysely<DB>): Promise<void> {
 export async function notify(db: Kysely<DB>, channel: string, payload: string): Promise<void> {
   await sql`SELECT pg_notify(${channel}, ${payload})`.execute(db);
 }
+
+/**
+ * Cancels the active statements of the sessions one request runs (report queries set their
+ * `application_name` to `gateway trace=<trace id>`); the number of backends signalled.
+ */
+export async function cancelTraceStatements(db: Kysely<DB>, traceId: string): Promise<number> {
+  const { rows } = await sql<{ n: string }>`
+    SELECT count(*) FILTER (WHERE pg_cancel_backend(pid)) AS n FROM pg_stat_activity
+    WHERE application_name = ${`gateway trace=${traceId}`} AND state = 'active'
+      AND pid <> pg_backend_pid()`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}

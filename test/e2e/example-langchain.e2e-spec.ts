@@ -78,3 +78,44 @@ describe('examples/mcp-langchain.mjs (e2e, fake provider)', () => {
     expect(text(tools[1].content)).toMatch(/did not match expected schema/);
   }, 60_000);
 });
+
+describe('examples/mcp-langchain.mjs with null for optional arguments (e2e, fake provider)', () => {
+  let gw: RunningGateway;
+  let fake: FakeProvider<ChatRequest>;
+
+  beforeAll(async () => {
+    gw = await startGateway();
+    fake = await startFakeProvider<ChatRequest>((round) =>
+      round === 1
+        ? completion(round, {
+            role: 'assistant',
+            content: null,
+            // what models send for filters they skip: every key, null for the unused ones
+            tool_calls: [
+              toolCall('call_1', 'query_report_sales_by_region', {
+                region: 'east',
+                page: null,
+                page_size: null,
+              }),
+            ],
+          })
+        : completion(round, { role: 'assistant', content: 'Done.' }),
+    );
+  });
+  afterAll(async () => {
+    await fake.close();
+    await gw.close();
+  });
+
+  it('LangChain passes the nulls (the listed inputSchema allows them) and the gateway reads them as not given', async () => {
+    const run = await runExample('mcp-langchain.mjs', ['How did the east do?'], {
+      GATEWAY_URL: gw.baseUrl,
+      TOKEN: await mintToken(alice),
+      OPENAI_API_KEY: 'sk-fake',
+      OPENAI_BASE_URL: `${fake.url}/v1`,
+    });
+    expect({ code: run.code, err: run.err }).toEqual({ code: 0, err: '' });
+    const tools = fake.seen[1].body.messages.filter((m) => m.role === 'tool');
+    expect(text(tools[0].content)).toMatch(/^1 row\(s\)[^\n]*\ncolumns: \["region",/);
+  }, 60_000);
+});

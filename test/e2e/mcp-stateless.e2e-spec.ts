@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { MCP_ACCEPT, MCP_INITIALIZE } from '../support/mcp';
-import { MODERN, MODERN_META, modernPost, openListen } from '../support/mcp-modern';
+import { Metrics } from '@app/registry';
+import { MODERN, MODERN_META, modernHeaders, modernPost, openListen } from '../support/mcp-modern';
 import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
 
@@ -34,7 +35,7 @@ describe('/mcp revision 2026-07-28, stateless (e2e)', () => {
 
   const mcp = (gw: RunningGateway) => `${gw.baseUrl}/mcp`;
 
-  it('server/discover declares tools only, both eras, and who the server is; no session', async () => {
+  it('server/discover declares tools (and the Tasks extension) only, both eras, and who the server is; no session', async () => {
     const res = await modernPost(
       mcp(a),
       token,
@@ -47,7 +48,10 @@ describe('/mcp revision 2026-07-28, stateless (e2e)', () => {
     expect(res.body.id).toBe('d1');
     const result = res.body.result!;
     expect(result.resultType).toBe('complete');
-    expect(result.capabilities).toEqual({ tools: { listChanged: true } });
+    expect(result.capabilities).toEqual({
+      tools: { listChanged: true },
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
+    });
     expect(result.supportedVersions).toEqual(expect.arrayContaining([MODERN, '2025-11-25']));
     expect(
       (result._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo'].name,
@@ -87,6 +91,31 @@ describe('/mcp revision 2026-07-28, stateless (e2e)', () => {
       .result;
     expect(legacyTools.tools).toEqual(fromA.body.result!.tools);
     expect(legacyTools.ttlMs).toBeUndefined();
+  });
+
+  it('a warm tools/list is answered by the fast lane, byte for byte what the route answers', async () => {
+    const hot = () =>
+      a.app.get(Metrics).value('gateway_hot_path_responses_total', { route: 'POST /mcp' });
+    const text = async (id: number) => {
+      const res = await fetch(`${mcp(a)}?context=SALES`, {
+        method: 'POST',
+        headers: modernHeaders(token, 'tools/list', { _meta: MODERN_META }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/list',
+          params: { _meta: MODERN_META },
+        }),
+      });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    // a context this test alone asks for: the first list is cold (the route builds it)
+    const before = hot();
+    const cold = await text(11);
+    const warm = await text(11);
+    expect(hot() - before).toBe(1);
+    expect(warm).toBe(cold);
   });
 
   it('tools/call runs a report statelessly and says which server answered', async () => {

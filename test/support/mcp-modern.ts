@@ -51,6 +51,7 @@ export function modernHeaders(
     'mcp-protocol-version': MODERN,
     'mcp-method': method,
     ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
+    ...(typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {}),
     ...overrides,
   };
   return Object.fromEntries(

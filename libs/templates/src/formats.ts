@@ -2,6 +2,7 @@ import type { JsonSchema } from './json-schema';
 import {
   ANTHROPIC_STRICT_RULES,
   GEMINI_RULES,
+  nullableOptionals,
   OPENAI_STRICT_RULES,
   providerSchema,
 } from './provider-schema';
@@ -126,7 +127,7 @@ export function formatTool(tool: ToolDefinition, format: ToolFormat): object {
         name: tool.name,
         ...(tool.title ? { title: tool.title } : {}),
         description: tool.description,
-        inputSchema: tool.inputSchema,
+        inputSchema: nullableOptionals(input),
         ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
         ...(tool.meta ? { _meta: tool.meta } : {}),
         annotations: {

@@ -150,6 +150,21 @@ function rewriteObject(
   else if (input.additionalProperties === false) out.additionalProperties = false;
 }
 
+/**
+ * The schema with each optional top-level property also allowing null ("not given", as the
+ * call path reads it): MCP clients such as LangChain validate arguments against the listed
+ * `inputSchema` before a call leaves them, and models often send null for a filter they skip.
+ */
+export function nullableOptionals(input: SchemaObject): SchemaObject {
+  const properties = input.properties as Record<string, SchemaObject> | undefined;
+  if (!properties) return input;
+  const required = new Set(Array.isArray(input.required) ? (input.required as string[]) : []);
+  const rewritten: Record<string, SchemaObject> = {};
+  for (const [name, property] of Object.entries(properties))
+    rewritten[name] = required.has(name) ? property : nullable(property);
+  return { ...input, properties: rewritten };
+}
+
 /** "Not given" as the strict providers spell it: the value or null. */
 function nullable(schema: SchemaObject): SchemaObject {
   const hint = 'null when not used';

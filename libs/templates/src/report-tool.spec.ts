@@ -1,4 +1,5 @@
 import { CHART_META_KEY, CHART_VIEW_URI } from './chart-hint';
+import type { JsonSchema } from './json-schema';
 import type { TemplateError } from './errors';
 import { formatTool } from './formats';
 import type { ReportFilter, ReportMetadata } from './report';
@@ -162,7 +163,7 @@ describe('formats', () => {
       name: tool.name,
       title: 'Sales by region',
       description: tool.description,
-      inputSchema: tool.inputSchema,
+      inputSchema: expect.objectContaining({ type: 'object' }),
       outputSchema: expect.objectContaining({
         required: ['columns', 'rows', 'page', 'page_size', 'has_more'],
       }),
@@ -179,6 +180,18 @@ describe('formats', () => {
         idempotentHint: true,
       },
     });
+    // MCP: an optional argument may be null ("not given"), a required one may not
+    const mcpInput = (formatTool(tool, 'mcp') as { inputSchema: JsonSchema }).inputSchema;
+    const required = new Set(tool.inputSchema.required ?? []);
+    for (const [name, property] of Object.entries(mcpInput.properties ?? {})) {
+      const original = tool.inputSchema.properties![name];
+      if (required.has(name)) expect(property).toEqual(original);
+      else expect(JSON.stringify(property)).toContain('"null"');
+    }
+    expect((mcpInput.properties as Record<string, { type?: unknown }>).page_size.type).toEqual([
+      'integer',
+      'null',
+    ]);
     // rows typed from the declared fields, every value nullable
     expect((tool.outputSchema?.properties?.rows as { items: unknown }).items).toEqual({
       type: 'object',

@@ -17,6 +17,13 @@ export interface McpSettings {
    * changes may keep offering a removed tool (its call then fails) for up to this long.
    */
   listTtlMs: number;
+  /**
+   * Tasks extension: a report call from a client that declares it and is still running after
+   * this long is answered with a task to poll (0: every such call becomes a task).
+   */
+  taskAfterMs: number;
+  /** how long a task's state and result are kept after its last change */
+  taskTtlMs: number;
 }
 
 export function mcpSettings(env: Env): McpSettings {
@@ -33,6 +40,8 @@ export function mcpSettings(env: Env): McpSettings {
     textMaxBytes: integer(env, 'TOOL_TEXT_MAX_BYTES', 64 * 1024, 2048, 16 * 1024 * 1024),
     allowedOrigins: origins(env),
     listTtlMs: integer(env, 'MCP_LIST_TTL_MS', 60_000, 0, 24 * 3600_000),
+    taskAfterMs: integer(env, 'MCP_TASK_AFTER_MS', 2000, 0, 3600_000),
+    taskTtlMs: integer(env, 'MCP_TASK_TTL_MS', 3600_000, 1000, 7 * 24 * 3600_000),
   };
 }
 

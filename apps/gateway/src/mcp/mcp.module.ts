@@ -8,6 +8,8 @@ import { McpSessions } from './mcp-sessions.service';
 import { McpController } from './mcp.controller';
 import { McpListenStreams } from './modern/mcp-listen';
 import { McpStateless } from './modern/mcp-stateless.service';
+import { McpTasks } from './modern/mcp-tasks.service';
+import { McpStatelessListHotPath } from './modern/mcp-stateless-list.hot-path';
 
 @Module({
   imports: [AuthModule],
@@ -20,6 +22,8 @@ import { McpStateless } from './modern/mcp-stateless.service';
     McpCallHotPath,
     McpStateless,
     McpListenStreams,
+    McpTasks,
+    McpStatelessListHotPath,
   ],
   exports: [McpListHotPath, McpCallHotPath],
 })

@@ -29,7 +29,7 @@ export type McpEra =
  * (-32602), the protocol version header against the body and `Mcp-Method` against the method
  * (-32020). It lets through what this gateway refuses itself: a revision it does not serve
  * (-32022 listing the ones it does), a missing `Mcp-Method` and a missing or different
- * `Mcp-Name` on tools/call (-32020, after decoding the `=?base64?...?=` form). Every refusal
+ * `Mcp-Name` on tools/call and tasks/* (-32020, after decoding the `=?base64?...?=` form). Every refusal
  * carries the request's id when the body has one.
  */
 export function mcpEra(httpMethod: string, headers: IncomingHttpHeaders, body: unknown): McpEra {
@@ -75,6 +75,17 @@ export function mcpEra(httpMethod: string, headers: IncomingHttpHeaders, body: u
   return { kind: 'modern', request };
 }
 
+/**
+ * The param `Mcp-Name` mirrors, per method: the tool of a call, the task of a tasks/* request
+ * (the Tasks extension has clients send it, so a balancer can route on the task).
+ */
+const NAMED_BY: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
+
 /** Why the Mcp-Method / Mcp-Name headers do not stand for this body, or undefined. */
 function standardHeaderMismatch(
   headers: IncomingHttpHeaders,
@@ -84,8 +95,9 @@ function standardHeaderMismatch(
   if (method === undefined) return 'Header mismatch: the Mcp-Method header is missing';
   if (method !== request.method)
     return `Header mismatch: Mcp-Method header value '${method}' does not match body method '${request.method}'`;
-  if (request.method !== 'tools/call') return undefined;
-  const bodyName = (request.params as { name?: unknown } | undefined)?.name;
+  const named = NAMED_BY[request.method];
+  if (named === undefined) return undefined;
+  const bodyName = (request.params as Record<string, unknown> | undefined)?.[named];
   if (typeof bodyName !== 'string') return undefined; // a params error, answered by the handler
   const raw = header(headers, 'mcp-name');
   if (raw === undefined) return 'Header mismatch: the Mcp-Name header is missing';

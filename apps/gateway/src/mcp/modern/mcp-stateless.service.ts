@@ -12,6 +12,7 @@ import { invalidToolCallParams } from '../mcp-request-rules';
 import type { RpcId } from './mcp-era';
 import { McpListenStreams } from './mcp-listen';
 import type { ListenFilter } from './mcp-listen';
+import { declaresTasks, McpTasks, TASKS_EXTENSION } from './mcp-tasks.service';
 import { errorFrame, listFrame, MCP_CODES, resultFrame, supportedVersions } from './mcp-wire';
 
 /** Who asks, in which business context, from the request's own token and query. */
@@ -37,11 +38,15 @@ export class McpStateless {
     'tools/list': (caller, request, raw) => this.list(caller, request.id, raw),
     'tools/call': (caller, request, raw) => this.call(caller, request, raw),
     'subscriptions/listen': (caller, request, raw) => this.listen(caller, request, raw),
+    'tasks/get': (caller, request, raw) => this.taskGet(caller, request, raw),
+    'tasks/cancel': (caller, request, raw) => this.taskCancel(caller, request, raw),
+    'tasks/update': (caller, request, raw) => this.taskUpdate(caller, request, raw),
   };
 
   constructor(
     private readonly servers: McpServerFactory,
     private readonly listens: McpListenStreams,
+    private readonly tasks: McpTasks,
     private readonly pipeline: RequestPipeline,
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
   ) {}
@@ -70,7 +75,7 @@ export class McpStateless {
       200,
       resultFrame(id, {
         supportedVersions: supportedVersions(),
-        capabilities: { tools: { listChanged: true } },
+        capabilities: { tools: { listChanged: true }, extensions: { [TASKS_EXTENSION]: {} } },
         instructions: this.servers.instructions(caller, true),
         // the instructions name the caller's tenant and contexts
         ttlMs: this.config.mcp.listTtlMs,
@@ -93,8 +98,56 @@ export class McpStateless {
     const bad = invalidToolCallParams(request);
     if (bad !== undefined) return send(raw, 200, errorFrame(request.id, RPC.invalidParams, bad));
     const params = request.params as { name: string; arguments?: Record<string, unknown> };
-    const { result } = await this.servers.call(caller.principal, caller.context, params);
-    send(raw, 200, resultFrame(request.id, { ...result }));
+    const call = this.servers.call(caller.principal, caller.context, params);
+    if (!declaresTasks(request.params)) {
+      const { result } = await call;
+      return send(raw, 200, resultFrame(request.id, { ...result }));
+    }
+    // a client that takes tasks gets one when the report runs long
+    const ran = await this.tasks.run(
+      caller.principal,
+      call.then((c) => ({ ...c.result })),
+    );
+    if ('result' in ran) return send(raw, 200, resultFrame(request.id, ran.result));
+    send(raw, 200, resultFrame(request.id, { ...McpTasks.wire(ran.task), resultType: 'task' }));
+  }
+
+  private async taskGet(caller: StatelessCaller, request: JSONRPCRequest, raw: ServerResponse) {
+    if (this.withoutTasks(request, raw)) return;
+    const task = await this.tasks.get(caller.principal, taskIdOf(request));
+    if (!task) return send(raw, 200, unknownTask(request.id));
+    send(raw, 200, resultFrame(request.id, McpTasks.wire(task)));
+  }
+
+  private async taskCancel(caller: StatelessCaller, request: JSONRPCRequest, raw: ServerResponse) {
+    if (this.withoutTasks(request, raw)) return;
+    if (!(await this.tasks.cancel(caller.principal, taskIdOf(request))))
+      return send(raw, 200, unknownTask(request.id));
+    send(raw, 200, resultFrame(request.id, {}));
+  }
+
+  /** No report asks its caller for input: an update is acknowledged and has nothing to fill. */
+  private async taskUpdate(caller: StatelessCaller, request: JSONRPCRequest, raw: ServerResponse) {
+    if (this.withoutTasks(request, raw)) return;
+    if (!(await this.tasks.get(caller.principal, taskIdOf(request))))
+      return send(raw, 200, unknownTask(request.id));
+    send(raw, 200, resultFrame(request.id, {}));
+  }
+
+  /** tasks/* need the client to declare the extension: else 400 / -32021 naming it. */
+  private withoutTasks(request: JSONRPCRequest, raw: ServerResponse): boolean {
+    if (declaresTasks(request.params)) return false;
+    send(
+      raw,
+      400,
+      errorFrame(
+        request.id,
+        MCP_CODES.missingRequiredClientCapability,
+        `Missing required client capability: extensions["${TASKS_EXTENSION}"] (declare it in io.modelcontextprotocol/clientCapabilities)`,
+        { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      ),
+    );
+    return true;
   }
 
   private async listen(
@@ -123,6 +176,15 @@ export class McpStateless {
     this.pipeline.noteOutcome('INTERNAL');
     send(raw, 500, errorFrame(id, RPC.internalError, 'internal error'));
   }
+}
+
+function taskIdOf(request: JSONRPCRequest): unknown {
+  return (request.params as { taskId?: unknown } | undefined)?.taskId;
+}
+
+/** An unknown task and another caller's task are the same answer. */
+function unknownTask(id: RpcId): string {
+  return errorFrame(id, MCP_CODES.invalidParams, 'Invalid params: no such task (taskId)');
 }
 
 /** The `notifications` filter of a listen request, or why it is malformed. */

@@ -38,7 +38,7 @@ export function resultFrame(id: RpcId, result: Record<string, unknown>): string 
   return JSON.stringify({
     jsonrpc: '2.0',
     id,
-    result: { ...result, resultType: 'complete', _meta: { ...meta, ...RESULT_META } },
+    result: { resultType: 'complete', ...result, _meta: { ...meta, ...RESULT_META } },
   });
 }
 

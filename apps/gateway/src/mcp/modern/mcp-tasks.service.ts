@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { cancelTraceStatements } from '@app/db';
+import type { DatabaseHandle } from '@app/db';
+import { DATABASE, REDIS } from '@app/registry';
+import type { Principal } from '@app/registry';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { gatewayConfig } from '../../config/gateway.config';
+import type { GatewayConfig } from '../../config/gateway.config';
+import { currentRequest } from '../../pipeline/request-context';
+import { ownerOf } from '../mcp-session';
+import { MemoryTaskStore, RedisTaskStore } from './mcp-task-store';
+import type { TaskRecord, TaskStore } from './mcp-task-store';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+/** how often a client should poll a working task */
+const POLL_INTERVAL_MS = 1000;
+/** the largest result kept for a task (a report page is capped far below this) */
+const MAX_RESULT_BYTES = 4 * 1024 * 1024;
+/** a cancel signals the call's active statements until none is left, at most this often */
+const CANCEL_ATTEMPTS = 20;
+const CANCEL_RETRY_MS = 100;
+
+/** A request's client capabilities declare the Tasks extension. */
+export function declaresTasks(params: unknown): boolean {
+  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const caps = meta?.['io.modelcontextprotocol/clientCapabilities'] as
+    { extensions?: Record<string, unknown> } | undefined;
+  const settings = caps?.extensions?.[TASKS_EXTENSION];
+  return typeof settings === 'object' && settings !== null;
+}
+
+/**
+ * The Tasks extension for report calls (revision 2026-07-28): a call from a client that
+ * declares the extension and is still running after MCP_TASK_AFTER_MS is answered with a task;
+ * the call goes on on this replica and its outcome is stored (Redis with the task's TTL, so
+ * any replica answers tasks/get; in memory without Redis). Every read checks the caller: a
+ * task of another user or tenant is "not found", like an unknown one. A cancel marks the task
+ * cancelled (a late result never overwrites it) and cancels the report query's statement
+ * (pg_cancel_backend of the sessions running under the call's trace id).
+ */
+@Injectable()
+export class McpTasks {
+  private readonly logger = new Logger('McpTasks');
+  private readonly store: TaskStore;
+
+  constructor(
+    @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
+    @Inject(REDIS) redis: Redis | null,
+    @Inject(DATABASE) private readonly database: DatabaseHandle,
+  ) {
+    this.store = redis ? new RedisTaskStore(redis) : new MemoryTaskStore();
+  }
+
+  /** The call's result if it ends within MCP_TASK_AFTER_MS, else the task that will hold it. */
+  async run<T extends Record<string, unknown>>(
+    principal: Principal,
+    call: Promise<T>,
+  ): Promise<{ result: T } | { task: TaskRecord }> {
+    const settled = call.then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    const after = this.config.mcp.taskAfterMs;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), after);
+    });
+    // 0: always a task, whatever the call's speed
+    const first = after === 0 ? 'late' : await Promise.race([settled, late]);
+    clearTimeout(timer);
+    if (first !== 'late') {
+      if ('error' in first) throw first.error;
+      return { result: first.result };
+    }
+    const now = new Date().toISOString();
+    const task: TaskRecord = {
+      taskId: randomUUID(),
+      owner: ownerOf(principal),
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: this.config.mcp.taskTtlMs,
+      traceId: currentRequest()?.traceId,
+    };
+    await this.store.create(task);
+    void settled.then((outcome) => this.finish(task, outcome));
+    return { task };
+  }
+
+  /** The caller's task, or undefined (unknown, expired, or someone else's: the same). */
+  async get(principal: Principal, taskId: unknown): Promise<TaskRecord | undefined> {
+    if (typeof taskId !== 'string' || taskId === '') return undefined;
+    const task = await this.store.get(taskId);
+    return task && task.owner === ownerOf(principal) ? task : undefined;
+  }
+
+  /** Cancels the caller's working task and its query; false when there is no such task. */
+  async cancel(principal: Principal, taskId: unknown): Promise<boolean> {
+    const task = await this.get(principal, taskId);
+    if (!task) return false;
+    if (task.status !== 'working') return true; // terminal: the same empty acknowledgement
+    const cancelled = { ...task, status: 'cancelled' as const, lastUpdatedAt: now() };
+    if ((await this.store.settle(cancelled)) && task.traceId && this.database.kind === 'postgres')
+      await this.cancelStatements(task.taskId, task.traceId);
+    return true;
+  }
+
+  /**
+   * pg_cancel_backend for the statements running under the call's trace id, again while one
+   * is still active: a cancel that lands between the session setup and the report query (or
+   * before a parallel worker starts) would otherwise miss the query itself.
+   */
+  private async cancelStatements(taskId: string, traceId: string): Promise<void> {
+    let total = 0;
+    for (let attempt = 0; attempt < CANCEL_ATTEMPTS; attempt++) {
+      const n = await cancelTraceStatements(this.database.db, traceId).catch(() => 0);
+      total += n;
+      if (n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, CANCEL_RETRY_MS));
+    }
+    this.logger.log(`task ${taskId} cancelled (${total} pg_cancel_backend signal(s))`);
+  }
+
+  /** The shape a client polls: the task, and its result or error once terminal. */
+  static wire(task: TaskRecord): Record<string, unknown> {
+    return {
+      taskId: task.taskId,
+      status: task.status,
+      createdAt: task.createdAt,
+      lastUpdatedAt: task.lastUpdatedAt,
+      ttlMs: task.ttlMs,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      ...(task.status === 'completed' && task.result ? { result: task.result } : {}),
+      ...(task.status === 'failed' && task.error ? { error: task.error } : {}),
+    };
+  }
+
+  private async finish(
+    task: TaskRecord,
+    outcome: { result: Record<string, unknown> } | { error: unknown },
+  ): Promise<void> {
+    const done: TaskRecord = { ...task, lastUpdatedAt: now() };
+    if ('result' in outcome && JSON.stringify(outcome.result).length <= MAX_RESULT_BYTES) {
+      done.status = 'completed';
+      done.result = { ...outcome.result, resultType: 'complete' };
+    } else {
+      done.status = 'failed';
+      done.error =
+        'result' in outcome
+          ? { code: -32603, message: 'the result is too large to keep for a task' }
+          : rpcErrorOf(outcome.error);
+    }
+    await this.store.settle(done).catch((err: unknown) => {
+      this.logger.warn(
+        `could not store the outcome of task ${task.taskId}: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    });
+  }
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+function rpcErrorOf(err: unknown): { code: number; message: string } {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'number' && err instanceof Error) return { code, message: err.message };
+  return { code: -32603, message: 'internal error; the call was not completed' };
+}
