@@ -31,7 +31,7 @@ const APPLICABLE = [
 ];
 const NOT_SERVED = /^Failed: MCP error -32601: Method not found$/;
 const FIXTURE_TOOL =
-  /^(Failed: MCP error -32602: no tool named "test_[a-z0-9_]+" is available to you|Tool 'json_schema_2020_12_tool' not found\.|Failed: MCP error -32602: (MCP error -32602: )?no resource test:\/\/)/;
+  /^(Failed: MCP error -32602: no tool named "test_[a-z0-9_]+" is available to you|Tool 'json_schema_2020_12_tool' not found\.|Failed: MCP error -32602: (MCP error -32602: )?Resource not found: test:\/\/)/;
 
 interface Check {
   id: string;

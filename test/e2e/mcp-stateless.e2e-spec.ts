@@ -35,7 +35,7 @@ describe('/mcp revision 2026-07-28, stateless (e2e)', () => {
 
   const mcp = (gw: RunningGateway) => `${gw.baseUrl}/mcp`;
 
-  it('server/discover declares tools (and the Tasks extension) only, both eras, and who the server is; no session', async () => {
+  it('server/discover declares tools, the chart View resource (and the Tasks extension) only, both eras, and who the server is; no session', async () => {
     const res = await modernPost(
       mcp(a),
       token,
@@ -50,6 +50,7 @@ describe('/mcp revision 2026-07-28, stateless (e2e)', () => {
     expect(result.resultType).toBe('complete');
     expect(result.capabilities).toEqual({
       tools: { listChanged: true },
+      resources: {},
       extensions: { 'io.modelcontextprotocol/tasks': {} },
     });
     expect(result.supportedVersions).toEqual(expect.arrayContaining([MODERN, '2025-11-25']));
@@ -57,6 +58,43 @@ describe('/mcp revision 2026-07-28, stateless (e2e)', () => {
       (result._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo'].name,
     ).toBe('report-tool-gateway');
     expect(result.cacheScope).toBe('private');
+  });
+
+  it('resources/read gives the chart View report tools declare, with caching hints; another uri is -32602 with it', async () => {
+    const listed = await modernPost(
+      mcp(a),
+      token,
+      'resources/list',
+      { _meta: MODERN_META },
+      { id: 'r1' },
+    );
+    const [view] = (listed.body.result as { resources: Array<{ uri: string }> }).resources;
+    expect(view.uri).toBe('ui://report-tool-gateway/chart-view-v1.html');
+    const read = await modernPost(
+      mcp(b),
+      token,
+      'resources/read',
+      { _meta: MODERN_META, uri: view.uri },
+      { id: 'r2' },
+    );
+    const result = read.body.result as {
+      contents: Array<{ mimeType: string; text: string }>;
+      ttlMs: number;
+      cacheScope: string;
+    };
+    expect(result.contents[0].mimeType).toBe('text/html;profile=mcp-app');
+    expect(result.contents[0].text).toMatch(/^<!doctype html>/);
+    expect(result).toMatchObject({ cacheScope: 'public' });
+    expect(result.ttlMs).toBeGreaterThanOrEqual(0);
+    const unknown = await modernPost(
+      mcp(a),
+      token,
+      'resources/read',
+      { _meta: MODERN_META, uri: 'ui://other' },
+      { id: 'r3' },
+    );
+    expect(unknown.body.id).toBe('r3');
+    expect(unknown.body.error).toMatchObject({ code: -32602, data: { uri: 'ui://other' } });
   });
 
   it('tools/list on either replica: the same tools as a 2025 session, with ttlMs and a private scope', async () => {

@@ -99,7 +99,9 @@ export class McpServerFactory {
     server.setRequestHandler(ReadResourceRequestSchema, (request) => {
       const contents = this.view.read(request.params.uri);
       if (!contents)
-        throw new McpError(ErrorCode.InvalidParams, `no resource ${request.params.uri}`);
+        throw new McpError(ErrorCode.InvalidParams, `Resource not found: ${request.params.uri}`, {
+          uri: request.params.uri,
+        });
       return { contents: [contents] };
     });
     return server;

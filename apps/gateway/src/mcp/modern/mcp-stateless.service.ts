@@ -7,6 +7,7 @@ import { gatewayConfig } from '../../config/gateway.config';
 import type { GatewayConfig } from '../../config/gateway.config';
 import { ERRORS, RPC } from '../../errors';
 import { RequestPipeline } from '../../pipeline/request-pipeline';
+import { ChartViewResource } from '../chart-view.resource';
 import { McpServerFactory } from '../mcp-server.factory';
 import { invalidToolCallParams } from '../mcp-request-rules';
 import type { RpcId } from './mcp-era';
@@ -38,6 +39,18 @@ export class McpStateless {
     'tools/list': (caller, request, raw) => this.list(caller, request.id, raw),
     'tools/call': (caller, request, raw) => this.call(caller, request, raw),
     'subscriptions/listen': (caller, request, raw) => this.listen(caller, request, raw),
+    // the MCP Apps chart View report tools declare (#33): one resource, the same for everyone
+    'resources/list': (_caller, request, raw) =>
+      send(
+        raw,
+        200,
+        resultFrame(request.id, {
+          resources: this.view.list(),
+          ttlMs: this.config.mcp.listTtlMs,
+          cacheScope: 'public',
+        }),
+      ),
+    'resources/read': (_caller, request, raw) => this.readResource(request, raw),
     'tasks/get': (caller, request, raw) => this.taskGet(caller, request, raw),
     'tasks/cancel': (caller, request, raw) => this.taskCancel(caller, request, raw),
     'tasks/update': (caller, request, raw) => this.taskUpdate(caller, request, raw),
@@ -49,6 +62,7 @@ export class McpStateless {
     private readonly tasks: McpTasks,
     private readonly pipeline: RequestPipeline,
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
+    private readonly view: ChartViewResource,
   ) {}
 
   /** Answers one classified modern request on the raw response (the caller hijacked it). */
@@ -75,7 +89,11 @@ export class McpStateless {
       200,
       resultFrame(id, {
         supportedVersions: supportedVersions(),
-        capabilities: { tools: { listChanged: true }, extensions: { [TASKS_EXTENSION]: {} } },
+        capabilities: {
+          tools: { listChanged: true },
+          resources: {},
+          extensions: { [TASKS_EXTENSION]: {} },
+        },
         instructions: this.servers.instructions(caller, true),
         // the instructions name the caller's tenant and contexts
         ttlMs: this.config.mcp.listTtlMs,
@@ -148,6 +166,36 @@ export class McpStateless {
       ),
     );
     return true;
+  }
+
+  private readResource(request: JSONRPCRequest, raw: ServerResponse): void {
+    const uri = (request.params as { uri?: unknown } | undefined)?.uri;
+    if (typeof uri !== 'string')
+      return send(
+        raw,
+        200,
+        errorFrame(
+          request.id,
+          MCP_CODES.invalidParams,
+          'Invalid params: resources/read needs a uri',
+        ),
+      );
+    const contents = this.view.read(uri);
+    if (!contents)
+      return send(
+        raw,
+        200,
+        errorFrame(request.id, MCP_CODES.invalidParams, `Resource not found: ${uri}`, { uri }),
+      );
+    send(
+      raw,
+      200,
+      resultFrame(request.id, {
+        contents: [contents],
+        ttlMs: this.config.mcp.listTtlMs,
+        cacheScope: 'public',
+      }),
+    );
   }
 
   private async listen(
