@@ -4,18 +4,20 @@ import { sql } from 'kysely';
 import { eventually } from '../support/eventually';
 import { mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
-import { MODERN_META, modernPost } from '../support/mcp-modern';
+import { MODERN_META, modernPost, openListen } from '../support/mcp-modern';
 import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
 
 /**
  * The Tasks extension for report calls (issue 29, scope 5): a client that declares it gets a
  * task it polls on the other replica (state in Redis), no one else sees the task, tasks/*
- * without the extension is -32021, and a cancel reaches the report's running statement.
+ * without the extension is -32021, a cancel reaches the report's running statement, and the
+ * caller's listen stream on another replica hears the task's new status.
  */
 const alice: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] };
 const bob: TokenClaims = { tenant: 'acme', user: 'bob', roles: ['analyst'] };
 const TASKS = 'io.modelcontextprotocol/tasks';
+const SUB = 'io.modelcontextprotocol/subscriptionId';
 const WITH_TASKS = {
   ...MODERN_META,
   'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
@@ -114,6 +116,12 @@ describe('MCP Tasks extension for report calls (e2e)', () => {
     expect(res.body).toMatchObject({ id: 'n1', error: { code: -32020 } });
   });
 
+  it('a listen for task status without the extension declared is 400 / -32021', async () => {
+    const res = await openListen(mcp(a), aliceToken, { taskIds: ['x'] }, 'l1');
+    expect(res.status).toBe(400);
+    res.close();
+  });
+
   it('tasks/* without the extension declared is 400 / -32021 naming it', async () => {
     const res = await modernPost(mcp(a), aliceToken, 'tasks/get', {
       _meta: MODERN_META,
@@ -144,8 +152,31 @@ describe('MCP Tasks extension for report calls (e2e)', () => {
     await eventually(async () => expect(Number((await running()).rows[0].n)).toBe(1), {
       timeoutMs: 10_000,
     });
-    const cancelled = await taskMethod(b, aliceToken, 'tasks/cancel', taskId);
-    expect(cancelled.body.result).toMatchObject({ resultType: 'complete' });
+    // the caller watches the task on B; bob's stream is not told about alice's task
+    const watching = await openListen(mcp(b), aliceToken, { taskIds: [taskId] }, 'w1', WITH_TASKS);
+    const bobs = await openListen(
+      mcp(b),
+      await mintToken(bob),
+      { taskIds: [taskId] },
+      'w2',
+      WITH_TASKS,
+    );
+    try {
+      expect(await watching.next()).toMatchObject({
+        method: 'notifications/subscriptions/acknowledged',
+        params: { notifications: { taskIds: [taskId] } },
+      });
+      expect(await bobs.next()).toMatchObject({ params: { notifications: { taskIds: [] } } });
+      const cancelled = await taskMethod(b, aliceToken, 'tasks/cancel', taskId);
+      expect(cancelled.body.result).toMatchObject({ resultType: 'complete' });
+      expect(await watching.next()).toMatchObject({
+        method: 'notifications/tasks',
+        params: { taskId, status: 'cancelled', _meta: { [SUB]: 'w1' } },
+      });
+    } finally {
+      watching.close();
+      bobs.close();
+    }
     // well before the 60 s statement timeout: the cancel reached pg_cancel_backend
     await eventually(async () => expect(Number((await running()).rows[0].n)).toBe(0), {
       timeoutMs: 5000,

@@ -74,8 +74,9 @@ export async function openListen(
   token: string,
   notifications: Record<string, unknown>,
   id: string | number = 'listen-1',
+  meta: Record<string, unknown> = MODERN_META,
 ): Promise<ListenStream> {
-  const params = { _meta: MODERN_META, notifications };
+  const params = { _meta: meta, notifications };
   const controller = new AbortController();
   const res = await fetch(url, {
     method: 'POST',

@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { McpServerFactory } from '../mcp-server.factory';
 import type { RpcId } from './mcp-era';
 import { subscriptionEndFrame, subscriptionFrame } from './mcp-wire';
+import { McpTasks } from './mcp-tasks.service';
 
 /** A tenant's many changes within this window reach a stream as one notification. */
 const COALESCE_MS = 50;
@@ -15,6 +16,8 @@ const KEEPALIVE_MS = 15_000;
 /** What a client asked for in `subscriptions/listen`, reduced to what a tools-only server sends. */
 export interface ListenFilter {
   toolsListChanged: boolean;
+  /** Tasks extension: status notifications of these tasks (the caller's own only) */
+  taskIds?: string[];
 }
 
 interface Listener {
@@ -23,6 +26,8 @@ interface Listener {
   readonly context: string | undefined;
   readonly filter: ListenFilter;
   readonly raw: ServerResponse;
+  /** the tasks whose status changes this stream announces (the caller's own) */
+  readonly taskIds: ReadonlySet<string>;
   /** the fingerprint of the list the stream last announced (or the one at open) */
   fingerprint?: string;
   pending?: NodeJS.Timeout;
@@ -42,13 +47,16 @@ export class McpListenStreams implements OnModuleDestroy {
   private readonly logger = new Logger('McpListen');
   private readonly listeners = new Set<Listener>();
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeTasks: () => void;
 
   constructor(
     store: CatalogStore,
     private readonly servers: McpServerFactory,
     private readonly metrics: Metrics,
+    private readonly tasks: McpTasks,
   ) {
     this.unsubscribe = store.onChange((tenant) => this.catalogChanged(tenant));
+    this.unsubscribeTasks = tasks.onStatus((taskId) => void this.taskChanged(taskId));
   }
 
   get size(): number {
@@ -72,7 +80,14 @@ export class McpListenStreams implements OnModuleDestroy {
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
     });
-    const acknowledged = filter.toolsListChanged ? { toolsListChanged: true } : {};
+    // only the caller's own tasks are watched (another's is as unknown as a missing one)
+    const taskIds = new Set<string>();
+    for (const taskId of filter.taskIds ?? [])
+      if (await this.tasks.get(principal, taskId)) taskIds.add(taskId);
+    const acknowledged = {
+      ...(filter.toolsListChanged ? { toolsListChanged: true } : {}),
+      ...(filter.taskIds ? { taskIds: [...taskIds] } : {}),
+    };
     raw.write(
       subscriptionFrame(id, 'notifications/subscriptions/acknowledged', {
         notifications: acknowledged,
@@ -86,6 +101,7 @@ export class McpListenStreams implements OnModuleDestroy {
       context,
       filter,
       raw,
+      taskIds,
       fingerprint: baseline,
       close: (graceful) => {
         if (!this.listeners.delete(listener)) return;
@@ -111,6 +127,18 @@ export class McpListenStreams implements OnModuleDestroy {
     }
   }
 
+  /** A task's status changed (on any replica): the streams watching it get its full state. */
+  private async taskChanged(taskId: string): Promise<void> {
+    for (const listener of this.listeners) {
+      if (!listener.taskIds.has(taskId)) continue;
+      const task = await this.tasks.get(listener.principal, taskId).catch(() => undefined);
+      if (!task || !this.listeners.has(listener)) continue;
+      listener.raw.write(
+        subscriptionFrame(listener.id, 'notifications/tasks', McpTasks.wire(task)),
+      );
+    }
+  }
+
   private async notifyIfChanged(listener: Listener): Promise<void> {
     try {
       const { principal, context } = listener;
@@ -129,6 +157,7 @@ export class McpListenStreams implements OnModuleDestroy {
   /** Shutdown ends each subscription with its response, so clients know to listen again. */
   onModuleDestroy(): void {
     this.unsubscribe();
+    this.unsubscribeTasks();
     for (const listener of [...this.listeners]) listener.close(true);
   }
 }

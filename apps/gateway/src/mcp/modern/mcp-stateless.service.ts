@@ -206,6 +206,8 @@ export class McpStateless {
     const filter = listenFilter(request.params);
     if (typeof filter === 'string')
       return send(raw, 400, errorFrame(request.id, MCP_CODES.invalidParams, filter));
+    // task status notifications need the Tasks extension declared, like tasks/*
+    if (filter.taskIds && this.withoutTasks(request, raw)) return;
     this.pipeline.noteStream();
     await this.listens.open(request.id, caller.principal, caller.context, filter, raw);
   }
@@ -241,8 +243,18 @@ function listenFilter(params: unknown): ListenFilter | string {
   if (notifications === undefined) return { toolsListChanged: false };
   if (typeof notifications !== 'object' || notifications === null || Array.isArray(notifications))
     return 'Invalid params: subscriptions/listen params.notifications must be an object';
+  const { toolsListChanged, taskIds } = notifications as {
+    toolsListChanged?: unknown;
+    taskIds?: unknown;
+  };
+  if (
+    taskIds !== undefined &&
+    (!Array.isArray(taskIds) || !taskIds.every((t) => typeof t === 'string'))
+  )
+    return 'Invalid params: subscriptions/listen params.notifications.taskIds must be an array of task ids';
   return {
-    toolsListChanged: (notifications as { toolsListChanged?: unknown }).toolsListChanged === true,
+    toolsListChanged: toolsListChanged === true,
+    ...(taskIds === undefined ? {} : { taskIds: taskIds as string[] }),
   };
 }
 

@@ -3,7 +3,9 @@ import { cancelTraceStatements } from '@app/db';
 import type { DatabaseHandle } from '@app/db';
 import { DATABASE, REDIS } from '@app/registry';
 import type { Principal } from '@app/registry';
+import { EventEmitter } from 'node:events';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { OnModuleDestroy } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { gatewayConfig } from '../../config/gateway.config';
 import type { GatewayConfig } from '../../config/gateway.config';
@@ -40,16 +42,48 @@ export function declaresTasks(params: unknown): boolean {
  * (pg_cancel_backend of the sessions running under the call's trace id).
  */
 @Injectable()
-export class McpTasks {
+export class McpTasks implements OnModuleDestroy {
   private readonly logger = new Logger('McpTasks');
   private readonly store: TaskStore;
+  /** task ids whose status changed, heard from every replica (Redis) or this one */
+  private readonly changed = new EventEmitter();
+  private readonly subscriber?: Redis;
+  private readonly channel: string;
 
   constructor(
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
-    @Inject(REDIS) redis: Redis | null,
+    @Inject(REDIS) private readonly redis: Redis | null,
     @Inject(DATABASE) private readonly database: DatabaseHandle,
   ) {
     this.store = redis ? new RedisTaskStore(redis) : new MemoryTaskStore();
+    this.changed.setMaxListeners(0);
+    // pub/sub channels are not keys: the deployment's prefix is added by hand
+    this.channel = `${redis?.options.keyPrefix ?? ''}mcp:task-status`;
+    if (redis) {
+      // the shared client has no offline queue (a cache miss beats a wait); a subscription
+      // must wait for the connection instead, and is renewed on every reconnect
+      this.subscriber = redis.duplicate({ enableOfflineQueue: true });
+      this.subscriber.on('error', () => undefined);
+      this.subscriber.on('message', (_channel: string, taskId: string) =>
+        this.changed.emit('status', taskId),
+      );
+      void this.subscriber.subscribe(this.channel).catch(() => undefined);
+    }
+  }
+
+  /** Calls `listener` with the id of each task whose status changed, on any replica. */
+  onStatus(listener: (taskId: string) => void): () => void {
+    this.changed.on('status', listener);
+    return () => this.changed.off('status', listener);
+  }
+
+  onModuleDestroy(): void {
+    this.subscriber?.disconnect();
+  }
+
+  private announce(taskId: string): void {
+    if (this.redis) void this.redis.publish(this.channel, taskId).catch(() => undefined);
+    else this.changed.emit('status', taskId);
   }
 
   /** The call's result if it ends within MCP_TASK_AFTER_MS, else the task that will hold it. */
@@ -101,7 +135,9 @@ export class McpTasks {
     if (!task) return false;
     if (task.status !== 'working') return true; // terminal: the same empty acknowledgement
     const cancelled = { ...task, status: 'cancelled' as const, lastUpdatedAt: now() };
-    if ((await this.store.settle(cancelled)) && task.traceId && this.database.kind === 'postgres')
+    if (!(await this.store.settle(cancelled))) return true;
+    this.announce(task.taskId);
+    if (task.traceId && this.database.kind === 'postgres')
       await this.cancelStatements(task.taskId, task.traceId);
     return true;
   }
@@ -151,11 +187,13 @@ export class McpTasks {
           ? { code: -32603, message: 'the result is too large to keep for a task' }
           : rpcErrorOf(outcome.error);
     }
-    await this.store.settle(done).catch((err: unknown) => {
+    const stored = await this.store.settle(done).catch((err: unknown) => {
       this.logger.warn(
         `could not store the outcome of task ${task.taskId}: ${err instanceof Error ? err.message : String(err)}`,
       );
+      return false;
     });
+    if (stored) this.announce(task.taskId);
   }
 }
 
