@@ -378,6 +378,19 @@ describe('admin console in Chromium (Postgres)', () => {
         json: { url: reader.url, schema: 'sales', tables: ['orders'] },
       });
       expect(put.status).toBe(201);
+      const report = await gw.request('/v1/admin/reports/wh_regions', {
+        method: 'PUT',
+        as: ada,
+        json: {
+          name: 'Warehouse regions',
+          description: 'Regions of the warehouse orders.',
+          sql_template: 'SELECT DISTINCT o.region FROM orders o',
+          category: 'sales',
+          datasource: 'wh',
+          fields: [{ name: 'region', type: 'string' }],
+        },
+      });
+      expect(report.status).toBe(201);
       const password = new URL(reader.url).password;
       const own = await signIn(browser, gw.baseUrl, ada, 'sources');
       const other = await signIn(browser, gw.baseUrl, groot, 'sources');
@@ -388,11 +401,15 @@ describe('admin console in Chromium (Postgres)', () => {
         expect(await own.page.content()).not.toContain(password);
         await screenshot(own.page, 'sources.png');
         await other.page.getByTestId('no-sources').waitFor();
+        // the catalog says where a report runs
+        await own.page.goto(`${gw.baseUrl}/console/#/catalog`);
+        await expectText(own.page.locator('tr[data-report="wh_regions"]'), /runs on wh/);
         expect(own.problems).toEqual([]);
         expect(other.problems).toEqual([]);
       } finally {
         await own.context.close();
         await other.context.close();
+        await gw.request('/v1/admin/reports/wh_regions', { method: 'DELETE', as: ada });
         await gw.request('/v1/admin/datasources/wh', { method: 'DELETE', as: ada });
       }
     } finally {

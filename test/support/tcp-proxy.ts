@@ -20,6 +20,8 @@ export class TcpProxy {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** connections accepted since start, for tests that wait until a client reconnected */
   accepted = 0;
+  /** client chunks passed upstream (a request, roughly), for tests that see which server served */
+  forwarded = 0;
   mode: ProxyMode = { kind: 'pass' };
   port = 0;
 
@@ -69,7 +71,10 @@ export class TcpProxy {
       s.on('close', () => this.sockets.delete(s));
       s.on('error', () => s.destroy());
     }
-    client.on('data', (chunk) => upstream.write(chunk));
+    client.on('data', (chunk) => {
+      this.forwarded += 1;
+      upstream.write(chunk);
+    });
     upstream.on('data', (chunk) => this.answer(client, chunk));
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());

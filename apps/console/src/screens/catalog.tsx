@@ -8,6 +8,7 @@ interface Entry {
   id: string;
   name: string;
   category: string;
+  datasource?: string;
   contexts: string[];
   served: boolean;
   reason?: string;
@@ -113,6 +114,11 @@ export function CatalogScreen({ identity }: { identity: Identity }) {
               <td>
                 <a href={`#/author/${encodeURIComponent(r.id)}`}>{r.id}</a>
                 <div class="muted">{r.name}</div>
+                {r.datasource && (
+                  <div class="muted" data-testid="runs-on">
+                    runs on <a href="#/sources">{r.datasource}</a>
+                  </div>
+                )}
                 <a class="small" href={`#/usage/${encodeURIComponent(`query_report_${r.id}`)}`}>
                   usage
                 </a>

@@ -24,6 +24,8 @@ export interface ConsoleCatalogEntry {
   id: string;
   name: string;
   category: string;
+  /** the tenant data source it runs on; absent: the gateway's database */
+  datasource?: string;
   contexts: string[];
   served: boolean;
   reason?: string;

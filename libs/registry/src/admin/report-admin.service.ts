@@ -43,13 +43,16 @@ export class ReportAdminService {
 
   async list(
     admin: Principal,
-  ): Promise<Array<{ id: string; name: string; category: string } & ReportStatusView>> {
+  ): Promise<
+    Array<{ id: string; name: string; category: string; datasource?: string } & ReportStatusView>
+  > {
     const catalog = await this.adminCatalog(admin);
     const stored = await this.catalogRows.loadReports(admin.tenantId);
     return stored.map((s) => ({
       id: s.metadata.id,
       name: s.metadata.name,
       category: s.metadata.category,
+      ...(s.metadata.datasource !== undefined ? { datasource: s.metadata.datasource } : {}),
       ...statusView(catalog, s.metadata, s.updatedAt),
     }));
   }
