@@ -72,6 +72,8 @@ describe('MCP Tasks extension for report calls (e2e)', () => {
     const res = await modernPost(mcp(a), aliceToken, 'server/discover');
     expect(res.body.result!.capabilities).toEqual({
       tools: { listChanged: true },
+      // the chart View of report tools (MCP Apps, #33)
+      resources: {},
       extensions: { [TASKS]: {} },
     });
   });
