@@ -17,8 +17,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { mintToken } from '../test/support/gateway';
-import type { TokenClaims } from '../test/support/gateway';
+import { mintToken } from './lib/tokens';
+import { JWT_SECRET } from './lib/settings';
+/** Who a request is made as (the bench's tokens carry tenant, sub and roles). */
+interface TokenClaims {
+  tenant: string;
+  user: string;
+  roles: string[];
+}
 import { eventually } from '../test/support/eventually';
 import { TcpProxy } from '../test/support/tcp-proxy';
 import { createWarehouseDatabase, WAREHOUSE_PORT } from '../test/support/warehouse';
@@ -42,7 +48,7 @@ WHERE (:region IS NULL OR o.region = :region)
 GROUP BY o.region
 ORDER BY o.region`;
 
-const SECRET = randomBytes(32).toString('base64url');
+const SECRET = JWT_SECRET;
 const MAIN = path.resolve(__dirname, '../dist/apps/gateway/src/main.js');
 
 interface Gateway {
@@ -81,7 +87,7 @@ async function spawnGateway(databaseUrl: string): Promise<Gateway> {
     async request(p, init = {}) {
       const headers: Record<string, string> = {};
       if (init.as)
-        headers.authorization = `Bearer ${await mintToken({ ...init.as, secret: SECRET })}`;
+        headers.authorization = `Bearer ${await mintToken({ tenant: init.as.tenant, sub: init.as.user, roles: init.as.roles })}`;
       if (init.json !== undefined) headers['content-type'] = 'application/json';
       return fetch(`${base}${p}`, {
         method: init.method ?? 'GET',
