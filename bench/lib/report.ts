@@ -91,8 +91,15 @@ export function renderReport(info: RunInfo, results: Map<string, ScenarioResult>
   return lines.join('\n');
 }
 
+/** Where the generated report ends in RESULTS.md: what follows was added by hand or by other benches. */
+export const KEPT_SECTIONS_MARKER =
+  '<!-- sections below were added by hand or by other benches; npm run bench -- --record keeps them -->';
+
+/** Writes the report; the sections after KEPT_SECTIONS_MARKER in the file it replaces stay. */
 export function writeReport(file: string, markdown: string): void {
   const target = path.resolve(ROOT, file);
   mkdirSync(path.dirname(target), { recursive: true });
-  writeFileSync(target, markdown);
+  const previous = existsSync(target) ? readFileSync(target, 'utf8') : '';
+  const kept = previous.indexOf(KEPT_SECTIONS_MARKER);
+  writeFileSync(target, kept === -1 ? markdown : `${markdown}\n${previous.slice(kept)}`);
 }
