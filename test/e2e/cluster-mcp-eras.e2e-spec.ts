@@ -106,8 +106,10 @@ describe('MCP eras behind HAProxy (deploy/haproxy/haproxy.cfg)', () => {
       headers: { ...headers, ...MCP_ACCEPT },
       body: JSON.stringify(MCP_INITIALIZE),
     });
+    expect(init.status).toBe(200);
     const session = init.headers.get('mcp-session-id')!;
-    expect(session).toBeTruthy();
+    // a session id the 2025 transport issued (visible ASCII, not empty)
+    expect(session).toMatch(/^[\x21-\x7e]{8,}$/);
     const servedBy = new Set<string>();
     for (let i = 0; i < 6; i++) {
       const res = await fetch(url, {

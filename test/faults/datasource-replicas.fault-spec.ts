@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { TcpProxy } from '../support/tcp-proxy';
-import { createWarehouseDatabase, WAREHOUSE_PORT } from '../support/warehouse';
+import {
+  createWarehouseDatabase,
+  NORTH_ORDERS_SQL,
+  readSalesOrders,
+  WAREHOUSE_PORT,
+  WH_ORDERS_REPORT,
+} from '../support/warehouse';
 import type { WarehouseDatabase } from '../support/warehouse';
 
 /**
@@ -45,14 +51,8 @@ describe('a data source with read replicas: round robin and failover (faults, TC
   };
 
   beforeAll(async () => {
-    wh = await createWarehouseDatabase(`
-      CREATE SCHEMA sales;
-      CREATE TABLE sales.orders (id integer PRIMARY KEY, region text NOT NULL, total numeric);
-      INSERT INTO sales.orders SELECT g, 'north', g FROM generate_series(1, 10) g;`);
-    const reader = await wh.login((r) => [
-      `GRANT USAGE ON SCHEMA sales TO ${r}`,
-      `GRANT SELECT ON sales.orders TO ${r}`,
-    ]);
+    wh = await createWarehouseDatabase(NORTH_ORDERS_SQL);
+    const reader = await wh.login(readSalesOrders);
     primary = new TcpProxy('127.0.0.1', WAREHOUSE_PORT);
     replicas = [
       new TcpProxy('127.0.0.1', WAREHOUSE_PORT),
@@ -85,18 +85,7 @@ describe('a data source with read replicas: round robin and failover (faults, TC
     const report = await gw.request('/v1/admin/reports/wh_orders', {
       method: 'PUT',
       as: root,
-      json: {
-        name: 'Warehouse orders',
-        description: 'Orders of a region, from the warehouse.',
-        sql_template: 'SELECT o.id, o.total FROM orders o WHERE o.region = :region ORDER BY o.id',
-        category: 'sales',
-        datasource: 'wh',
-        filters: [{ name: 'region', type: 'string', required: true }],
-        fields: [
-          { name: 'id', type: 'integer' },
-          { name: 'total', type: 'number' },
-        ],
-      },
+      json: WH_ORDERS_REPORT,
     });
     expect(report.status).toBe(201);
   });

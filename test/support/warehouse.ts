@@ -159,3 +159,29 @@ export async function createWarehouseDatabase(setup: string): Promise<WarehouseD
     },
   };
 }
+
+/** A warehouse of ten `north` orders in schema `sales`, for the data source fault tests. */
+export const NORTH_ORDERS_SQL = `
+  CREATE SCHEMA sales;
+  CREATE TABLE sales.orders (id integer PRIMARY KEY, region text NOT NULL, total numeric);
+  INSERT INTO sales.orders SELECT g, 'north', g FROM generate_series(1, 10) g;`;
+
+/** The grants of a read-only login on that warehouse. */
+export const readSalesOrders = (role: string): string[] => [
+  `GRANT USAGE ON SCHEMA sales TO ${role}`,
+  `GRANT SELECT ON sales.orders TO ${role}`,
+];
+
+/** The report `wh_orders` on the data source `wh` (PUT /v1/admin/reports/wh_orders). */
+export const WH_ORDERS_REPORT = {
+  name: 'Warehouse orders',
+  description: 'Orders of a region, from the warehouse.',
+  sql_template: 'SELECT o.id, o.total FROM orders o WHERE o.region = :region ORDER BY o.id',
+  category: 'sales',
+  datasource: 'wh',
+  filters: [{ name: 'region', type: 'string', required: true }],
+  fields: [
+    { name: 'id', type: 'integer' },
+    { name: 'total', type: 'number' },
+  ],
+};
