@@ -3,14 +3,13 @@ import { Metrics, ToolCallService, withSpan } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { DISCLOSURE_TOOL_NAMES, UsageLearning } from '@app/selection';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { context } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { TokenVerifier } from '../auth/token-verifier';
 import { InFlight, refuseWhileDraining } from './in-flight';
 import { Limits } from './limits';
 import { limitedCall } from './limited-call';
-import { currentRequest, runInRequest } from './request-context';
+import { currentRequest, runInRequest, withRequest } from './request-context';
 import type { RequestContext } from './request-context';
 import { Policies } from './request-policy';
 import type { RequestPolicy } from './request-policy';
@@ -82,6 +81,7 @@ export class RequestPipeline {
       startedAt: performance.now(),
       route: 'unmatched',
     };
+    ctx.otel = withRequest(otel, ctx);
     (request as Carrier)[CONTEXT] = ctx;
     response.setHeader('x-trace-id', traceId);
     this.inFlight.count++;
@@ -99,7 +99,7 @@ export class RequestPipeline {
         : () => {
             if (!this.policies.answered(ctx, request, response)) next();
           };
-    context.with(ctx.otel, () => runInRequest(ctx, go));
+    runInRequest(ctx, go);
   }
 
   /** The request's context inside Fastify (hooks, guards, filters). */
@@ -205,7 +205,7 @@ export class RequestPipeline {
   reenter(request: IncomingMessage, fn: () => void): void {
     const ctx = this.contextOf(request);
     if (!ctx) return fn();
-    context.with(ctx.otel, () => runInRequest(ctx, fn));
+    runInRequest(ctx, fn);
   }
 
   /**

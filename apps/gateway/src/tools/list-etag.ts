@@ -1,5 +1,3 @@
-import { LRUCache } from 'lru-cache';
-
 /**
  * Conditional tool lists. A list's bytes are fixed by its toolset key (tenant, catalog
  * version, permission set, context) and its format, so that pair is its entity tag: a client
@@ -29,6 +27,8 @@ export function notModified(ifNoneMatch: string | string[] | undefined, etag: st
 
 /** The headers of one list body, built once per (toolset key, format, body). */
 export interface ListAnswer {
+  toolsetKey: string;
+  format: string;
   etag: string;
   /** flat `[name, value, ...]` with content-length, for a 200 */
   headers: readonly string[];
@@ -39,16 +39,17 @@ export interface ListAnswer {
 
 /**
  * The warm list's response headers, kept with the body they describe: a poll costs a lookup,
- * not an object built and validated per request. Bounded; an entry whose body was rebuilt
- * (a new catalog version has a new key anyway) is replaced.
+ * not an object built and validated per request. Held per body buffer (a body is built once
+ * per toolset key, format and variant, and an entry goes with its body), checked against the
+ * key and format it was made for.
  */
 export class ListAnswers {
-  private readonly held = new LRUCache<string, ListAnswer>({ max: 10_000 });
+  private readonly held = new WeakMap<Buffer, ListAnswer>();
 
   of(toolsetKey: string, format: string, body: Buffer): ListAnswer {
-    const id = `${toolsetKey};${format}`;
-    const known = this.held.get(id);
-    if (known?.body === body) return known;
+    const known = this.held.get(body);
+    if (known !== undefined && known.toolsetKey === toolsetKey && known.format === format)
+      return known;
     const etag = listEtag(toolsetKey, format);
     const validators = {
       'content-type': LIST_CONTENT_TYPE,
@@ -57,12 +58,14 @@ export class ListAnswers {
       'cache-control': LIST_CACHE_CONTROL,
     };
     const answer: ListAnswer = {
+      toolsetKey,
+      format,
       etag,
       headers: [...Object.entries(validators).flat(), 'content-length', String(body.length)],
       notModified: validators,
       body,
     };
-    this.held.set(id, answer);
+    this.held.set(body, answer);
     return answer;
   }
 }

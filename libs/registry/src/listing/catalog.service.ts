@@ -35,6 +35,16 @@ export interface VisibleSet {
 export class CatalogService {
   private readonly bodies: ListBodies;
   private readonly visibility: ToolVisibility;
+  /**
+   * Each principal's last toolset key: a key is a function of (catalog, principal, context)
+   * alone and a catalog object is one version, so a warm list reuses it instead of deriving
+   * roles and the permission set again. A principal object lives as long as its verified
+   * token (TokenVerifier), and its entry with it.
+   */
+  private readonly keys = new WeakMap<
+    Principal,
+    { catalog: TenantCatalog; context: string | undefined; key: string }
+  >();
 
   constructor(
     readonly store: CatalogStore,
@@ -78,9 +88,13 @@ export class CatalogService {
    */
   cachedToolsetKey(principal: Principal, context?: string): string | undefined {
     const catalog = this.store.current(principal.tenantId);
-    if (!catalog || (context !== undefined && !catalog.access.hasContext(context)))
-      return undefined;
-    return toolsetKey(catalog, principal, context).key;
+    if (!catalog) return undefined;
+    const last = this.keys.get(principal);
+    if (last !== undefined && last.catalog === catalog && last.context === context) return last.key;
+    if (context !== undefined && !catalog.access.hasContext(context)) return undefined;
+    const { key } = toolsetKey(catalog, principal, context);
+    this.keys.set(principal, { catalog, context, key });
+    return key;
   }
 
   /** The tenant's business contexts, from memory; undefined when its catalog is not held. */
