@@ -150,6 +150,23 @@ describe('CatalogService', () => {
     expect(service.cachedListBody(otherAnalyst, 'openai')).toBeDefined();
   });
 
+  it("derives a principal's toolset key again for a new catalog version or another context, never reusing a stale one", () => {
+    const { service, store } = setup();
+    const v7 = store.catalogOf;
+    const first = service.cachedToolsetKey(analyst);
+    expect(first).toContain('acme:7:');
+    expect(service.cachedToolsetKey(analyst)).toBe(first);
+    expect(service.cachedToolsetKey(analyst, 'margins')).toMatch(/:margins$/);
+    expect(service.cachedToolsetKey(analyst, 'nope')).toBeUndefined();
+    expect(service.cachedToolsetKey(analyst)).toBe(first);
+
+    store.catalogOf = new TenantCatalog({ ...v7.tenant, catalogVersion: 8 }, v7.reports, v7.access);
+    expect(service.cachedToolsetKey(analyst)).toContain('acme:8:');
+    // another principal with the same grants gets the same key; an admin gets its own
+    expect(service.cachedToolsetKey({ ...analyst })).toBe(service.cachedToolsetKey(analyst));
+    expect(service.cachedToolsetKey(admin)).not.toBe(service.cachedToolsetKey(analyst));
+  });
+
   it('builds again after clearLists', async () => {
     const { service, levels } = setup();
     await service.listBody(analyst, 'openai');
