@@ -118,7 +118,9 @@ async function pgliteGuardedRead(
   request: GuardedReadRequest,
 ): Promise<GuardedReadResult> {
   try {
-    await pglite.exec(request.setup.join('; '));
+    // an explicit transaction here: exec and query are separate calls (Postgres uses the
+    // implicit one of a single Sync, db/guarded-read.ts)
+    await pglite.exec(['BEGIN', ...request.setup].join('; '));
     const result = await pglite.query<unknown[]>(request.text, [...request.values], {
       rowMode: 'array',
     });

@@ -11,8 +11,9 @@ export interface SqlField {
 /** A read of untrusted SQL: the settings that contain it, the query, and what it may return. */
 export interface GuardedReadRequest {
   /**
-   * Statements run before the query in the same transaction (BEGIN ... SET LOCAL ...), written
-   * by the gateway from validated identifiers. The transaction is always rolled back.
+   * Statements run before the query in the same transaction (`SELECT set_config(..., true)`,
+   * read-only first), written by the gateway from validated identifiers. On Postgres they and
+   * the query form the implicit transaction of one Sync; PGlite opens one and rolls it back.
    */
   setup: readonly string[];
   text: string;
@@ -91,6 +92,8 @@ interface Connection {
   stream: Socket;
   on(event: Answer, listener: () => void): unknown;
   removeListener(event: Answer, listener: () => void): unknown;
+  prependListener(event: 'readyForQuery', listener: (msg: { status?: string }) => void): unknown;
+  removeListener(event: 'readyForQuery', listener: (msg: { status?: string }) => void): unknown;
   close(msg: { type: 'S'; name: string }): void;
   parse(query: { text: string; name?: string; types?: number[] }): void;
   bind(config: { statement?: string; values?: unknown[] }): void;
@@ -112,16 +115,18 @@ export const prepareQueryValue = (
 ).utils.prepareValue;
 
 /**
- * One round trip for the whole call: the setup statements, the query (extended protocol, so its
- * values are never spliced into text) and the ROLLBACK go in one write, closed by one Sync. An
- * error anywhere skips everything up to the Sync, so the query never runs without its setup.
+ * One round trip for the whole call: the setup statements and the query (extended protocol, so
+ * its values are never spliced into text) go in one write, closed by one Sync. Without a BEGIN,
+ * everything up to that Sync is one implicit transaction, which the Sync ends (and with it the
+ * setup's transaction-local settings: role, read-only, limits); an error anywhere skips
+ * everything up to the Sync, so the query never runs without its setup. A ReadyForQuery that
+ * says a transaction is still open (only a transaction command could do that, and no
+ * statement but a SELECT gets past the command-tag check) gives the connection up.
  * Rows are counted as they arrive; the socket is watched too, so a single huge row cannot be
  * buffered whole: past the cap plus a little the connection is dropped (the caller must then
- * destroy the client, which `needsRollback`/`broken` tell it).
+ * destroy the client, which `broken` tells it).
  */
 export class GuardedRead implements pg.Submittable {
-  /** The server left the transaction open (an error before the trailing ROLLBACK ran). */
-  needsRollback = false;
   /** The connection was given up on (too large, client timeout); it must not be reused. */
   broken: Error | undefined;
   readonly done: Promise<GuardedReadResult>;
@@ -160,6 +165,14 @@ export class GuardedRead implements pg.Submittable {
   };
   private readonly onBindComplete = (): void => {
     this.bindCompletes++;
+  };
+  // heard before pg's own listener hands the ReadyForQuery to `handleReadyForQuery`
+  private readonly onReadyForQuery = (msg: { status?: string }): void => {
+    if (msg.status !== undefined && msg.status !== 'I' && !this.settled) {
+      this.broken ??= new Error(`the read left a transaction open (status ${msg.status})`);
+      this.error ??= this.broken;
+      this.rows = [];
+    }
   };
   private readonly onData = (chunk: Buffer): void => {
     this.socketBytes += chunk.length;
@@ -203,6 +216,7 @@ export class GuardedRead implements pg.Submittable {
     connection.on('parseComplete', this.onParseComplete);
     connection.on('closeComplete', this.onCloseComplete);
     connection.on('bindComplete', this.onBindComplete);
+    connection.prependListener('readyForQuery', this.onReadyForQuery);
     this.listening = true;
     stream.cork();
     try {
@@ -217,9 +231,6 @@ export class GuardedRead implements pg.Submittable {
       connection.bind({ statement: name, values: [...this.request.values] });
       connection.describe({ type: 'P' });
       connection.execute({ rows: 0 });
-      connection.parse({ text: 'ROLLBACK' });
-      connection.bind({});
-      connection.execute({});
       connection.sync();
     } finally {
       stream.uncork();
@@ -277,12 +288,11 @@ export class GuardedRead implements pg.Submittable {
 
   /**
    * pg drops the active query on an ErrorResponse, so no ReadyForQuery reaches it: the answer is
-   * settled here. The server skipped the trailing ROLLBACK, so the transaction may be open.
+   * settled here. The server skips to the Sync, which ends the implicit transaction.
    */
   handleError(err: Error): void {
     if (this.settled) return;
     this.error ??= this.outOfSync(err) ? new StatementOutOfSyncError(err) : err;
-    if (!this.broken) this.needsRollback = true;
     this.finish();
   }
 
@@ -319,6 +329,7 @@ export class GuardedRead implements pg.Submittable {
       this.connection?.removeListener('parseComplete', this.onParseComplete);
       this.connection?.removeListener('closeComplete', this.onCloseComplete);
       this.connection?.removeListener('bindComplete', this.onBindComplete);
+      this.connection?.removeListener('readyForQuery', this.onReadyForQuery);
     }
     if (this.error) this.reject(this.error);
     else this.resolve({ fields: this.fields, rows: this.rows, bytes: this.rowBytes });

@@ -8,6 +8,7 @@ import {
   GuardedRead,
   prepareQueryValue,
   ReadCancelledError,
+  ResultTooLargeError,
   StatementOutOfSyncError,
 } from './guarded-read';
 import type { GuardedReadRequest, GuardedReadResult } from './guarded-read';
@@ -129,6 +130,7 @@ async function readOnce(
   } catch (err) {
     // bookkeeping that disagrees with the server is not repaired in place: drop it all
     if (err instanceof StatementOutOfSyncError) broken = err;
+    else if (!leavesConnectionClean(err)) broken = err as Error;
     throw signal?.aborted ? new ReadCancelledError() : err;
   } finally {
     signal?.removeEventListener('abort', onAbort);
@@ -139,14 +141,20 @@ async function readOnce(
       await cancelled;
       broken ??= new ReadCancelledError();
     }
-    if (!broken && read.needsRollback) {
-      await client.query('ROLLBACK').catch((err: Error) => {
-        broken = err;
-      });
-    }
     client.release(broken);
     client.removeListener('error', onError);
   }
+}
+
+/**
+ * Whether the connection may serve another read after this failure: a statement's own error
+ * (severity ERROR: the server skipped to the Sync, which ended the implicit transaction and its
+ * settings) or a result past the byte cap that was read to its end. Anything else (FATAL: the
+ * backend is going away; a socket error; a client timeout) gives the connection up.
+ */
+function leavesConnectionClean(err: unknown): boolean {
+  if (err instanceof ResultTooLargeError) return true;
+  return err instanceof pg.DatabaseError && err.severity === 'ERROR';
 }
 
 /**

@@ -15,8 +15,9 @@ const alice: Principal = { tenantId: 'acme', userId: 'alice', roles: ['analyst']
 const HUGE_ROW = "SELECT string_agg(lpad(o.status, 100), '') AS blob FROM orders o";
 
 /**
- * Results are read row by row against the byte cap, and the session's setup, the query and the
- * ROLLBACK go in one write: what the one-round-trip executor must keep of the old guarantees.
+ * Results are read row by row against the byte cap, and the session's setup and the query go in
+ * one write, one implicit transaction ended by its Sync: what the one-round-trip executor must
+ * keep of the old guarantees.
  */
 describe('guarded read (real Postgres)', () => {
   let db: TestDatabase;
@@ -111,6 +112,30 @@ describe('guarded read (real Postgres)', () => {
     const state = (await session()).rows[0];
     expect(state.who).not.toMatch(/^gw_reader_/);
     expect(state.read_only).toBe('off');
+  });
+
+  it("keeps the connection after a statement's own error, its transaction and settings ended by the Sync", async () => {
+    const pid = () => single.withSession((s) => s.query('SELECT pg_backend_pid() AS pid'));
+    const before = (await pid()).rows[0].pid as number;
+    const clean = (await session()).rows[0];
+    await expect(
+      executor.runReadOnly(ACME, 'SELECT count(*) / 0 AS n FROM orders', []),
+    ).rejects.toThrow(/division by zero/);
+    // the same backend (no reconnect, no second round trip to roll back), as it was
+    expect((await pid()).rows[0].pid).toBe(before);
+    expect((await session()).rows[0]).toEqual(clean);
+  });
+
+  it('gives the connection up when a transaction command got past the guard, no transaction left open', async () => {
+    const pid = () => single.withSession((s) => s.query('SELECT pg_backend_pid() AS pid'));
+    const before = (await pid()).rows[0].pid as number;
+    const clean = (await session()).rows[0];
+    await expect(executor.runReadOnly(ACME, 'BEGIN', [])).rejects.toThrow(
+      /only a SELECT may run here/,
+    );
+    // the backend whose transaction the BEGIN left open is gone: a new one, as clean as before
+    expect((await pid()).rows[0].pid).not.toBe(before);
+    expect((await session()).rows[0]).toEqual(clean);
   });
 
   it('refuses SET ROLE back to the gateway user inside the query', async () => {

@@ -197,8 +197,9 @@ export class ReportExecutor {
   }
 
   /**
-   * One round trip (on Postgres): the session setup, the query and the ROLLBACK are written
-   * together and closed by one Sync, so an error anywhere means the query did not run. Rows are
+   * One round trip (on Postgres): the session setup and the query are written together and
+   * closed by one Sync (one implicit transaction, read-only from its first statement), so an
+   * error anywhere means the query did not run. Rows are
    * read one by one against `maxBytes`; a result past it is dropped while it arrives. The
    * request's trace id goes in as application_name: a slow query in pg_stat_activity leads back.
    */

@@ -3,10 +3,10 @@ import { sessionSetup, sourceSessionSetup } from './session-setup';
 const limits = { statementTimeoutMs: 5000, workMemKb: 8192, tempFileLimitKb: 262144 };
 
 describe('sessionSetup', () => {
-  it('opens a read-only transaction pinned to the tenant in one statement, limits first, role last', () => {
+  it('makes the transaction read-only and pins it to the tenant in one statement, read-only first, role last', () => {
     expect(sessionSetup('acme', 'tenant_acme', limits)).toEqual([
-      'BEGIN TRANSACTION READ ONLY',
-      "SELECT set_config('search_path', '\"tenant_acme\", pg_catalog, pg_temp', true), " +
+      "SELECT set_config('transaction_read_only', 'on', true), " +
+        "set_config('search_path', '\"tenant_acme\", pg_catalog, pg_temp', true), " +
         "set_config('statement_timeout', '5000', true), set_config('work_mem', '8192kB', true), " +
         "set_config('temp_file_limit', '262144kB', true), set_config('role', 'gw_reader_acme', true)",
     ]);
@@ -18,7 +18,7 @@ describe('sessionSetup', () => {
   });
 
   it('asks for custom plans when a named statement runs (ADR 0005)', () => {
-    const [, settings] = sessionSetup('acme', 'tenant_acme', limits, { customPlans: true });
+    const [settings] = sessionSetup('acme', 'tenant_acme', limits, { customPlans: true });
     expect(settings).toContain("set_config('plan_cache_mode', 'force_custom_plan', true)");
     expect(settings.indexOf('plan_cache_mode')).toBeLessThan(settings.indexOf("'role'"));
   });
@@ -41,7 +41,7 @@ describe('sessionSetup', () => {
 
 describe('sessionSetup with a trace id', () => {
   it('names the session after the trace, so pg_stat_activity leads back to the request', () => {
-    const [, settings] = sessionSetup('acme', 'tenant_acme', limits, {
+    const [settings] = sessionSetup('acme', 'tenant_acme', limits, {
       traceId: '0af7651916cd43dd8448eb211c80319c',
     });
     expect(settings).toContain(
@@ -59,8 +59,8 @@ describe('sessionSetup with a trace id', () => {
 describe('sourceSessionSetup (a tenant data source, issue #30)', () => {
   it('is read-only with the timeout and search_path, under the login itself, without temp_file_limit', () => {
     expect(sourceSessionSetup('public', limits)).toEqual([
-      'BEGIN TRANSACTION READ ONLY',
-      "SELECT set_config('search_path', '\"public\", pg_catalog, pg_temp', true), " +
+      "SELECT set_config('transaction_read_only', 'on', true), " +
+        "set_config('search_path', '\"public\", pg_catalog, pg_temp', true), " +
         "set_config('statement_timeout', '5000', true), set_config('work_mem', '8192kB', true)",
     ]);
   });

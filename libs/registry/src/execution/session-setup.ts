@@ -39,14 +39,17 @@ export interface SessionPurpose {
 }
 
 /**
- * BEGIN READ ONLY, then one statement that sets, for this transaction only: the pinned
- * search_path (pg_temp last), the statement timeout, the memory and temp-file limits, and the
- * tenant's SELECT-only role (last: the limits need the gateway's own privileges). One
- * `SELECT set_config(name, value, true), ...` does what a `SET LOCAL` per setting did, with
- * the same privilege checks (`set_config('role', ...)` is `SET ROLE`), in one Parse/Bind/Execute
- * instead of six (ADR 0001, revisited). Role-level settings (ALTER ROLE ... SET) would not
- * apply: Postgres reads them at login only, never on SET ROLE. Built from identifiers and
- * integers checked here again (fail closed), so they can go ahead of the query in one write.
+ * One statement that sets, for this transaction only: read-only, the pinned search_path
+ * (pg_temp last), the statement timeout, the memory and temp-file limits, and the tenant's
+ * SELECT-only role (last: the limits need the gateway's own privileges). One
+ * `SELECT set_config(name, value, true), ...` does what BEGIN READ ONLY and a `SET LOCAL` per
+ * setting did, with the same privilege checks (`set_config('role', ...)` is `SET ROLE`), in one
+ * Parse/Bind/Execute instead of seven (ADR 0001, revisited twice). On Postgres it opens the
+ * implicit transaction that the extended protocol keeps until the Sync after the query (no
+ * BEGIN, no ROLLBACK: the Sync ends it, and with it every setting); PGlite wraps it in BEGIN
+ * ... ROLLBACK (db/connection.ts). Role-level settings (ALTER ROLE ... SET) would not apply:
+ * Postgres reads them at login only, never on SET ROLE. Built from identifiers and integers
+ * checked here again (fail closed), so it can go ahead of the query in one write.
  */
 export function sessionSetup(
   tenantId: string,
@@ -89,6 +92,8 @@ function session(
     );
   }
   const settings: Array<[string, string]> = [
+    // first: nothing after it, the setup's own settings included, may write
+    ['transaction_read_only', 'on'],
     ['search_path', `"${dataSchema}", pg_catalog, pg_temp`],
     ['statement_timeout', String(limits.statementTimeoutMs)],
     ['work_mem', `${limits.workMemKb}kB`],
@@ -100,7 +105,6 @@ function session(
     ...(tenantId !== undefined ? [['role', readerRole(tenantId)] as [string, string]] : []),
   ];
   return [
-    'BEGIN TRANSACTION READ ONLY',
     `SELECT ${settings.map(([name, value]) => `set_config('${name}', '${value}', true)`).join(', ')}`,
   ];
 }
