@@ -36,6 +36,7 @@ const SHAPE: Shape = {
     max_result_bytes: 'YES',
     datasource: 'YES',
     chart: 'ANY',
+    run_as_task: 'NO',
   },
   tenant_datasources: {
     tenant_id: 'NO',

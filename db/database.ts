@@ -93,6 +93,8 @@ export interface ReportsTable {
   datasource: ColumnType<string | null, string | null | undefined, string | null>;
   /** how the rows are best drawn, `{type, x, y, series}` (migration 2026-12-03T22-00); NULL: inferred */
   chart: ColumnType<unknown, string | null | undefined, string | null>;
+  /** answered as a task at once to a client that takes tasks (migration 2026-12-06T10-00) */
+  run_as_task: Generated<boolean>;
 }
 
 /** A removed report: the catalog version its removal claimed. */

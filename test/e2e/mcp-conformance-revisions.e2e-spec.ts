@@ -88,12 +88,18 @@ describe('MCP conformance suite, both revisions (e2e)', () => {
   let single: HeaderProxy;
   let out: string;
   const runs = new Map<string, SuiteRun>();
+  /** requests the round-robin proxy sent to each replica */
+  const served = [0, 0];
 
   beforeAll(async () => {
     const token = await mintToken({ tenant: 'acme', user: 'alice', roles: ['analyst'] });
     const auth = { authorization: `Bearer ${token}` };
     let turn = 0;
-    roundRobin = await startHeaderProxy(() => (turn++ % 2 === 0 ? a : b).baseUrl, auth);
+    roundRobin = await startHeaderProxy(() => {
+      const replica = turn++ % 2;
+      served[replica] += 1;
+      return (replica === 0 ? a : b).baseUrl;
+    }, auth);
     single = await startHeaderProxy(() => a.baseUrl, auth);
     db = await createTestDatabase();
     // as deployed behind its public address: that origin is allowed, others are not
@@ -140,6 +146,11 @@ describe('MCP conformance suite, both revisions (e2e)', () => {
       });
     },
   );
+
+  it('2026-07-28 ran through both replicas, request by request', () => {
+    expect(served[0]).toBeGreaterThan(0);
+    expect(Math.abs(served[0] - served[1])).toBeLessThanOrEqual(1);
+  });
 
   it('lists no check that passes in both revisions (the runner does not flag a stale per-check entry)', async () => {
     const baseline = parse(await readFile(BASELINE, 'utf8')) as { server: string[] };

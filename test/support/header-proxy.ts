@@ -1,4 +1,5 @@
 import { createServer, request } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -15,8 +16,11 @@ export interface HeaderProxy {
 export async function startHeaderProxy(
   target: string | (() => string),
   headers: Record<string, string>,
+  /** sees each request's method, path and headers as they arrived (a test's record of them) */
+  onRequest?: (method: string, path: string, headers: IncomingHttpHeaders) => void,
 ): Promise<HeaderProxy> {
   const server = createServer((req, res) => {
+    onRequest?.(req.method ?? '', req.url ?? '', req.headers);
     const upstreamUrl = new URL(typeof target === 'string' ? target : target());
     const upstream = request(
       {

@@ -35,6 +35,8 @@ export interface ReportDocument {
   datasource?: string;
   /** optional: how the rows are best drawn (see chart.ts) */
   chart?: ChartHint;
+  /** optional: answered as a task at once to MCP clients that take tasks (default false) */
+  run_as_task?: boolean;
 }
 
 const SEARCH_TEXTS = (max: number) => ({
@@ -71,6 +73,7 @@ export const REPORT_DOCUMENT_SCHEMA = {
         series: { type: 'string' },
       },
     },
+    run_as_task: { type: 'boolean' },
     filters: {
       type: 'array',
       maxItems: 50,
@@ -157,6 +160,7 @@ export function parseReportDocument(
       ...(doc.example_questions ? { exampleQuestions: doc.example_questions } : {}),
       ...(doc.datasource ? { datasource: doc.datasource } : {}),
       ...(doc.chart ? { chart: doc.chart } : {}),
+      ...(doc.run_as_task ? { runAsTask: true } : {}),
       filters: (doc.filters ?? []).map((f) => ({
         name: f.name,
         type: f.type,
@@ -189,6 +193,7 @@ export function toReportDocument(
     ...(metadata.exampleQuestions ? { example_questions: metadata.exampleQuestions } : {}),
     ...(metadata.datasource ? { datasource: metadata.datasource } : {}),
     ...(metadata.chart ? { chart: metadata.chart } : {}),
+    ...(metadata.runAsTask ? { run_as_task: true } : {}),
     filters: metadata.filters.map((f) => ({
       name: f.name,
       type: f.type,

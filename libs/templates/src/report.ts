@@ -61,6 +61,11 @@ export interface ReportMetadata {
   datasource?: string;
   /** how its rows are best drawn (chart.ts); absent: inferred from the output fields */
   chart?: ChartHint;
+  /**
+   * true: an MCP call from a client that declares the Tasks extension is answered with a task
+   * at once (no wait for MCP_TASK_AFTER_MS); other clients get the synchronous answer
+   */
+  runAsTask?: boolean;
 }
 
 export interface ReportLimits {

@@ -57,6 +57,7 @@ function reportRows(report: ReportMetadata, status: 'active' | 'disabled'): Repo
       example_questions: report.exampleQuestions ?? null,
       datasource: report.datasource ?? null,
       chart: report.chart ? JSON.stringify(report.chart) : null,
+      run_as_task: report.runAsTask === true,
     },
     filters: report.filters.map((f) => ({
       name: f.name,

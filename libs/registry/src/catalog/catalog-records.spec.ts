@@ -84,4 +84,11 @@ describe('toStoredReport', () => {
     expect(full.exampleQuestions).toEqual(['how much?']);
     expect(full.limits).toEqual({ statementTimeoutMs: null, maxRows: 10, maxResultBytes: null });
   });
+
+  it('carries runAsTask only when the row declares it', () => {
+    expect(toStoredReport(row({ run_as_task: false }), [], []).metadata).not.toHaveProperty(
+      'runAsTask',
+    );
+    expect(toStoredReport(row({ run_as_task: true }), [], []).metadata.runAsTask).toBe(true);
+  });
 });

@@ -113,6 +113,7 @@ export function toStoredReport(
       ...(r.datasource ? { datasource: r.datasource } : {}),
       // any JSON a row holds: reportProblems judges it against the fields (not served if wrong)
       ...(r.chart !== null && r.chart !== undefined ? { chart: r.chart as ChartHint } : {}),
+      ...(r.run_as_task ? { runAsTask: true } : {}),
       ...reportLimits(r),
       filters: filters.map(toFilter),
       fields: fields.map((f) => ({

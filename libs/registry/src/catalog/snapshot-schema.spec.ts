@@ -34,6 +34,10 @@ describe('validSnapshot', () => {
     expect(validSnapshot(value)).toBe(true);
   });
 
+  it('accepts a report that declares it runs as a task', () => {
+    expect(validSnapshot(edited((s) => (s.reports[0].metadata.runAsTask = true)))).toBe(true);
+  });
+
   it.each([
     ['not an object', () => 'catalog'],
     ['null', () => null],
@@ -47,6 +51,10 @@ describe('validSnapshot', () => {
     [
       'a report without its template',
       () => edited((s) => delete s.reports[0].metadata.sqlTemplate),
+    ],
+    [
+      'a run-as-task declaration that is not a boolean',
+      () => edited((s) => (s.reports[0].metadata.runAsTask = 'yes')),
     ],
     ['a report metadata key unknown', () => edited((s) => (s.reports[0].metadata.owner = 'x'))],
     [

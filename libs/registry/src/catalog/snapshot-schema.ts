@@ -70,6 +70,7 @@ const snapshotSchema = {
               version: { type: 'integer' },
               datasource: str,
               chart: { type: 'object' },
+              runAsTask: { type: 'boolean' },
               filters: {
                 type: 'array',
                 items: closed(

@@ -1,4 +1,4 @@
-import { RegistryError } from '@app/registry';
+import { CatalogService, RegistryError } from '@app/registry';
 import type { Principal } from '@app/registry';
 import { Inject, Injectable } from '@nestjs/common';
 import type { JSONRPCRequest } from '@modelcontextprotocol/server';
@@ -63,6 +63,7 @@ export class McpStateless {
     private readonly pipeline: RequestPipeline,
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
     private readonly view: ChartViewResource,
+    private readonly catalog: CatalogService,
   ) {}
 
   /** Answers one classified modern request on the raw response (the caller hijacked it). */
@@ -116,18 +117,30 @@ export class McpStateless {
     const bad = invalidToolCallParams(request);
     if (bad !== undefined) return send(raw, 200, errorFrame(request.id, RPC.invalidParams, bad));
     const params = request.params as { name: string; arguments?: Record<string, unknown> };
-    const call = this.servers.call(caller.principal, caller.context, params);
     if (!declaresTasks(request.params)) {
-      const { result } = await call;
+      const { result } = await this.servers.call(caller.principal, caller.context, params);
       return send(raw, 200, resultFrame(request.id, { ...result }));
     }
-    // a client that takes tasks gets one when the report runs long
+    // a client that takes tasks gets one when the report runs long, or at once when it says so
+    const immediately = await this.declaresRunAsTask(caller.principal, params.name);
     const ran = await this.tasks.run(
       caller.principal,
-      call.then((c) => ({ ...c.result })),
+      this.servers.call(caller.principal, caller.context, params).then((c) => ({ ...c.result })),
+      { immediately },
     );
     if ('result' in ran) return send(raw, 200, resultFrame(request.id, ran.result));
     send(raw, 200, resultFrame(request.id, { ...McpTasks.wire(ran.task), resultType: 'task' }));
+  }
+
+  /**
+   * The called tool is a report of the caller's that declares `run_as_task`. Anything else
+   * (unknown, forbidden, a built-in such as call_tool) is false here: the call itself answers.
+   */
+  private async declaresRunAsTask(principal: Principal, name: string): Promise<boolean> {
+    const resolved =
+      this.catalog.cachedResolve(principal, name) ??
+      (await this.catalog.resolve(principal, name).catch(() => undefined));
+    return resolved?.tool.kind === 'report' && resolved.tool.report.report.runAsTask === true;
   }
 
   private async taskGet(caller: StatelessCaller, request: JSONRPCRequest, raw: ServerResponse) {

@@ -86,16 +86,20 @@ export class McpTasks implements OnModuleDestroy {
     else this.changed.emit('status', taskId);
   }
 
-  /** The call's result if it ends within MCP_TASK_AFTER_MS, else the task that will hold it. */
+  /**
+   * The call's result if it ends within MCP_TASK_AFTER_MS, else the task that will hold it;
+   * `immediately` (a report that declares `run_as_task`): the task at once, without the wait.
+   */
   async run<T extends Record<string, unknown>>(
     principal: Principal,
     call: Promise<T>,
+    { immediately = false } = {},
   ): Promise<{ result: T } | { task: TaskRecord }> {
     const settled = call.then(
       (result) => ({ result }),
       (error: unknown) => ({ error }),
     );
-    const after = this.config.mcp.taskAfterMs;
+    const after = immediately ? 0 : this.config.mcp.taskAfterMs;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), after);
