@@ -3,7 +3,9 @@
  * warm list, alternately, ROUNDS rounds of SECONDS s each (rotating order); per round and
  * gateway: req/s, CPU µs per request (user + sys, /proc/<pid>/stat) and context switches
  * per request (/proc/<pid>/status). Prints medians, spread, and each variant's paired
- * difference to the first one.
+ * difference to the first one. LIST_PATH=<path> drives another GET; DRIVE_BODY=<json> makes
+ * it a POST of that body (e.g. LIST_PATH=/v1/tools/query_report_order_lookup/call
+ * DRIVE_BODY='{"arguments":{"order_id":4242}}': the point lookup).
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -37,28 +39,29 @@ async function main(): Promise<void> {
   const rounds = Number(process.env.ROUNDS ?? 8);
   const seconds = Number(process.env.SECONDS_PER ?? 3);
   const path = process.env.LIST_PATH ?? '/v1/tools?format=openai';
+  const body = process.env.DRIVE_BODY;
+  const request = (h: Held) => {
+    const headers: Record<string, string> = { authorization: h.auth };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    return {
+      url: `${h.url}${path}`,
+      method: body === undefined ? ('GET' as const) : ('POST' as const),
+      body,
+      headers,
+    };
+  };
   const cpu = new Map<string, number[]>(held.map((h) => [h.name, []]));
   const rps = new Map<string, number[]>(held.map((h) => [h.name, []]));
   const cs = new Map<string, number[]>(held.map((h) => [h.name, []]));
   for (const h of held)
-    await runLoad({
-      url: `${h.url}${path}`,
-      headers: { authorization: h.auth },
-      connections: 10,
-      durationSec: 2,
-    });
+    await runLoad({ ...request(h), connections: 10, durationSec: 2 });
   for (let r = 0; r < rounds; r++) {
     const order = held.map((_, i) => held[(i + r) % held.length]);
     const line: string[] = [];
     const one = async (h: Held) => {
       const t0 = ticks(h.pid);
       const s0 = switches(h.pid);
-      const res = await runLoad({
-        url: `${h.url}${path}`,
-        headers: { authorization: h.auth },
-        connections: 10,
-        durationSec: seconds,
-      });
+      const res = await runLoad({ ...request(h), connections: 10, durationSec: seconds });
       const us = ((ticks(h.pid) - t0) * 10_000) / res.responses;
       cpu.get(h.name)?.push(us);
       rps.get(h.name)?.push(res.rps);
