@@ -1,6 +1,8 @@
 import type { ReportRow } from '@app/db';
 import { toStoredReport } from './catalog-records';
 import type { ChildRow } from './catalog-records';
+import { validSnapshot } from './snapshot-schema';
+import { snapshotOf } from './snapshot.spec-helper';
 
 function row(partial: Partial<ReportRow> = {}): ReportRow {
   return {
@@ -90,5 +92,36 @@ describe('toStoredReport', () => {
       'runAsTask',
     );
     expect(toStoredReport(row({ run_as_task: true }), [], []).metadata.runAsTask).toBe(true);
+  });
+});
+
+describe('a stored report in the L2 snapshot', () => {
+  it('passes the snapshot check with every optional column set, so L2 never refuses a sound catalog', () => {
+    const full = toStoredReport(
+      row({
+        synonyms: ['turnover'],
+        example_questions: ['What was revenue last month?'],
+        statement_timeout_ms: 5000,
+        max_rows: 100,
+        max_result_bytes: 65536,
+        datasource: 'warehouse',
+        chart: { type: 'bar', x: 'month', y: 'n' },
+        run_as_task: true,
+      } as Partial<ReportRow>),
+      [{ name: 'region', type: 'text', description: 'r', required: false }],
+      [{ name: 'n', type: 'integer', description: 'count' }],
+    );
+    const snapshot = JSON.parse(JSON.stringify({ ...snapshotOf(), reports: [full] })) as unknown;
+    expect(validSnapshot(snapshot)).toBe(true);
+    expect(Object.keys(full.metadata)).toEqual(
+      expect.arrayContaining([
+        'synonyms',
+        'exampleQuestions',
+        'limits',
+        'datasource',
+        'chart',
+        'runAsTask',
+      ]),
+    );
   });
 });

@@ -34,6 +34,19 @@ describe('validSnapshot', () => {
     expect(validSnapshot(value)).toBe(true);
   });
 
+  it("accepts a report's synonyms, example questions and own limits, as the loader stores them", () => {
+    const value = edited((s) => {
+      s.reports[0].metadata.synonyms = ['turnover', 'sales'];
+      s.reports[0].metadata.exampleQuestions = ['What was revenue in Q1?'];
+      s.reports[0].metadata.limits = {
+        statementTimeoutMs: 5000,
+        maxRows: null,
+        maxResultBytes: 1024,
+      };
+    });
+    expect(validSnapshot(value)).toBe(true);
+  });
+
   it('accepts a report that declares it runs as a task', () => {
     expect(validSnapshot(edited((s) => (s.reports[0].metadata.runAsTask = true)))).toBe(true);
   });
@@ -57,6 +70,20 @@ describe('validSnapshot', () => {
       () => edited((s) => (s.reports[0].metadata.runAsTask = 'yes')),
     ],
     ['a report metadata key unknown', () => edited((s) => (s.reports[0].metadata.owner = 'x'))],
+    ['synonyms that are not strings', () => edited((s) => (s.reports[0].metadata.synonyms = [1]))],
+    [
+      'limits with an unknown key',
+      () =>
+        edited(
+          (s) =>
+            (s.reports[0].metadata.limits = {
+              statementTimeoutMs: null,
+              maxRows: null,
+              maxResultBytes: null,
+              admin: true,
+            }),
+        ),
+    ],
     [
       'a filter without required',
       () =>

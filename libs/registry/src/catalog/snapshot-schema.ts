@@ -69,6 +69,16 @@ const snapshotSchema = {
               category: str,
               version: { type: 'integer' },
               datasource: str,
+              synonyms: { type: 'array', items: str },
+              exampleQuestions: { type: 'array', items: str },
+              limits: closed(
+                {
+                  statementTimeoutMs: { type: 'integer', nullable: true },
+                  maxRows: { type: 'integer', nullable: true },
+                  maxResultBytes: { type: 'integer', nullable: true },
+                },
+                ['statementTimeoutMs', 'maxRows', 'maxResultBytes'],
+              ),
               chart: { type: 'object' },
               runAsTask: { type: 'boolean' },
               filters: {
