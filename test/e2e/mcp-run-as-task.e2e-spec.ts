@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
 import { sql } from 'kysely';
 import { eventually } from '../support/eventually';
-import { mintToken, startGateway } from '../support/gateway';
+import { mintToken } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { MCP_ACCEPT, MCP_INITIALIZE } from '../support/mcp';
 import { MODERN_META, modernPost } from '../support/mcp-modern';
-import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
+import { startReplicaPair } from '../support/replica-pair';
+import type { ReplicaPair } from '../support/replica-pair';
 
 /**
  * A report that declares `run_as_task` (issue 29, scope 5): a 2026-07-28 client that declares
@@ -38,18 +37,14 @@ describe('a report that declares run_as_task (e2e)', () => {
   let b: RunningGateway;
   let aliceToken: string;
   let expectedRows: Rows['rows'];
-  const prefix = `test-run-as-task-${randomBytes(4).toString('hex')}`;
+  let pair: ReplicaPair;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     // far longer than any call here: only the declaration makes a task
-    const env = {
-      REDIS_URL: process.env.TEST_REDIS_URL!,
-      REDIS_KEY_PREFIX: prefix,
+    pair = await startReplicaPair('run-as-task', {
       MCP_TASK_AFTER_MS: '600000',
-    };
-    a = await startGateway(env, db);
-    b = await startGateway(env, db);
+    });
+    ({ db, a, b } = pair);
     aliceToken = await mintToken(alice);
     const template =
       'SELECT o.region, count(*)::int AS n FROM orders o GROUP BY o.region ORDER BY o.region';
@@ -63,15 +58,7 @@ describe('a report that declares run_as_task (e2e)', () => {
         GROUP BY region ORDER BY region`.execute(db.handle.db)
     ).rows;
   });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-    await db.drop();
-    const redis = new Redis(process.env.TEST_REDIS_URL!);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.unlink(...keys);
-    redis.disconnect();
-  });
+  afterAll(() => pair.close());
 
   const mcp = (gw: RunningGateway) => `${gw.baseUrl}/mcp`;
   const call = (gw: RunningGateway, name: string, meta: Record<string, unknown>) =>

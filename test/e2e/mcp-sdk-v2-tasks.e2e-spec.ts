@@ -1,17 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import {
   Client,
   fromJsonSchema,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import Redis from 'ioredis';
 import { sql } from 'kysely';
 import { eventually } from '../support/eventually';
-import { mintToken, startGateway } from '../support/gateway';
+import { mintToken } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
-import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
+import { startReplicaPair } from '../support/replica-pair';
+import type { ReplicaPair } from '../support/replica-pair';
 
 /**
  * The official SDK v2 client (`@modelcontextprotocol/client` 2.4.0) runs a long report as a
@@ -50,33 +49,21 @@ describe('SDK v2 client runs a long report as a task polled on the other replica
   let db: TestDatabase;
   let a: RunningGateway;
   let b: RunningGateway;
-  const prefix = `test-sdk-tasks-${randomBytes(4).toString('hex')}`;
+  let pair: ReplicaPair;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     // every report call of a tasks client becomes a task, whatever the machine's speed
-    const env = {
-      REDIS_URL: process.env.TEST_REDIS_URL!,
-      REDIS_KEY_PREFIX: prefix,
+    pair = await startReplicaPair('sdk-tasks', {
       MCP_TASK_AFTER_MS: '0',
-    };
-    a = await startGateway(env, db);
-    b = await startGateway(env, db);
+    });
+    ({ db, a, b } = pair);
     // 50,000 orders times 40: long enough to be worth a task, short enough to finish
     await sql`INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)
               VALUES ('acme', 'sdk_slow_regions', 'Slow regions', 'orders per region, the long way',
                       'SELECT o.region, count(*)::int AS n FROM orders o, generate_series(1, 40) g GROUP BY o.region ORDER BY o.region',
                       'sales')`.execute(db.handle.db);
   });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-    await db.drop();
-    const redis = new Redis(process.env.TEST_REDIS_URL!);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.unlink(...keys);
-    redis.disconnect();
-  });
+  afterAll(() => pair.close());
 
   async function transportFor(gw: RunningGateway, who: TokenClaims) {
     return new StreamableHTTPClientTransport(new URL(`${gw.baseUrl}/mcp`), {

@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
 import { sql } from 'kysely';
 import { eventually } from '../support/eventually';
-import { mintToken, startGateway } from '../support/gateway';
+import { mintToken } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { MODERN_META, modernPost, openListen } from '../support/mcp-modern';
-import { createTestDatabase } from '../support/test-database';
 import type { TestDatabase } from '../support/test-database';
+import { startReplicaPair } from '../support/replica-pair';
+import type { ReplicaPair } from '../support/replica-pair';
 
 /**
  * The Tasks extension for report calls (issue 29, scope 5): a client that declares it gets a
@@ -28,19 +27,15 @@ describe('MCP Tasks extension for report calls (e2e)', () => {
   let a: RunningGateway;
   let b: RunningGateway;
   let aliceToken: string;
-  const prefix = `test-tasks-${randomBytes(4).toString('hex')}`;
+  let pair: ReplicaPair;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     // every report call of a tasks client becomes a task; only a cancel ends the slow one
-    const env = {
-      REDIS_URL: process.env.TEST_REDIS_URL!,
-      REDIS_KEY_PREFIX: prefix,
+    pair = await startReplicaPair('tasks', {
       MCP_TASK_AFTER_MS: '0',
       REPORT_STATEMENT_TIMEOUT_MS: '60000',
-    };
-    a = await startGateway(env, db);
-    b = await startGateway(env, db);
+    });
+    ({ db, a, b } = pair);
     aliceToken = await mintToken(alice);
     await sql`INSERT INTO gateway.reports (tenant_id, id, name, description, sql_template, category)
               VALUES ('acme', 'very_slow', 'Very slow', 'a cross join that runs for minutes',
@@ -48,15 +43,7 @@ describe('MCP Tasks extension for report calls (e2e)', () => {
       db.handle.db,
     );
   });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-    await db.drop();
-    const redis = new Redis(process.env.TEST_REDIS_URL!);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.unlink(...keys);
-    redis.disconnect();
-  });
+  afterAll(() => pair.close());
 
   const mcp = (gw: RunningGateway) => `${gw.baseUrl}/mcp`;
   const call = (
