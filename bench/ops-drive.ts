@@ -53,8 +53,7 @@ async function main(): Promise<void> {
   const cpu = new Map<string, number[]>(held.map((h) => [h.name, []]));
   const rps = new Map<string, number[]>(held.map((h) => [h.name, []]));
   const cs = new Map<string, number[]>(held.map((h) => [h.name, []]));
-  for (const h of held)
-    await runLoad({ ...request(h), connections: 10, durationSec: 2 });
+  for (const h of held) await runLoad({ ...request(h), connections: 10, durationSec: 2 });
   for (let r = 0; r < rounds; r++) {
     const order = held.map((_, i) => held[(i + r) % held.length]);
     const line: string[] = [];

@@ -48,9 +48,9 @@ describe('MCP Inspector CLI 2.x in its 2026-07-28 mode (e2e)', () => {
     seen.length = 0;
   });
 
-  async function inspect(era: string, ...args: string[]): Promise<unknown> {
-    const token = await mintToken({ tenant: 'acme', user: 'alice', roles: ['analyst'] });
-    const { stdout } = await run(
+  /** The Inspector CLI against the gateway through the recording proxy, as `token`. */
+  function runCli(token: string, era: string, ...args: string[]) {
+    return run(
       inspector.node,
       [
         inspector.cli,
@@ -68,6 +68,11 @@ describe('MCP Inspector CLI 2.x in its 2026-07-28 mode (e2e)', () => {
       ],
       { env: { ...process.env, HOME: home, MCP_CATALOG_PATH: path.join(home, 'mcp.json') } },
     );
+  }
+
+  async function inspect(era: string, ...args: string[]): Promise<unknown> {
+    const token = await mintToken({ tenant: 'acme', user: 'alice', roles: ['analyst'] });
+    const { stdout } = await runCli(token, era, ...args);
     // --format json: one object, the answer under `result`
     return (JSON.parse(stdout) as { result: unknown }).result;
   }
@@ -107,27 +112,7 @@ describe('MCP Inspector CLI 2.x in its 2026-07-28 mode (e2e)', () => {
   });
 
   it('a refused token: the CLI fails and says so, with nothing on stdout', async () => {
-    await expect(
-      run(
-        inspector.node,
-        [
-          inspector.cli,
-          '--cli',
-          `${proxy.url}/mcp`,
-          '--transport',
-          'http',
-          '--header',
-          'Authorization: Bearer not-a-token',
-          '--protocol-era',
-          'modern',
-          '--format',
-          'json',
-          '--method',
-          'tools/list',
-        ],
-        { env: { ...process.env, HOME: home, MCP_CATALOG_PATH: path.join(home, 'mcp.json') } },
-      ),
-    ).rejects.toMatchObject({
+    await expect(runCli('not-a-token', 'modern', '--method', 'tools/list')).rejects.toMatchObject({
       code: expect.any(Number),
       stdout: '',
       // the 401's WWW-Authenticate sends it to OAuth, which a run without a TTY refuses
