@@ -114,12 +114,13 @@ describe('a report that declares run_as_task (e2e)', () => {
       headers,
       body: JSON.stringify(MCP_INITIALIZE),
     });
-    const session = init.headers.get('mcp-session-id')!;
-    expect(session).toBeTruthy();
+    expect(init.status).toBe(200);
+    const session = init.headers.get('mcp-session-id');
+    expect(session).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     await init.text();
     const called = await fetch(mcp(a), {
       method: 'POST',
-      headers: { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+      headers: { ...headers, 'mcp-session-id': session!, 'mcp-protocol-version': '2025-06-18' },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 2,
