@@ -4,16 +4,14 @@
  * rotating order (bench/lib/ab.ts). Prints one JSON line per lane and the paired ratios.
  * `npx tsx bench/mcp-eras.ts [rounds] [seconds]` (needs a built dist/, as every bench).
  */
+import { startStandaloneRun } from './lib/standalone';
 import { alternate, medianOf, pairedRatio } from './lib/ab';
-import { cleanupOnSignals, Cleanup } from './lib/cleanup';
-import { createSeededDatabase, sweepRun } from './lib/database';
 import { DemoFixture } from './lib/demo';
 import { GatewayProcess } from './lib/gateway';
 import { runLoad } from './lib/load';
 import type { LoadResult } from './lib/load';
 import { watchMachineLoad } from './lib/machine-load';
 import { openMcpSession } from './lib/mcp';
-import { clearRun } from './lib/redis';
 import { RUN_ID } from './lib/settings';
 import { bearer } from './lib/tokens';
 
@@ -26,15 +24,8 @@ const CALL = { name: 'query_report_sales_by_region', arguments: { region: 'east'
 async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 3);
   const seconds = Number(process.argv[3] ?? 5);
-  const cleanup = new Cleanup();
-  cleanupOnSignals(cleanup);
-  cleanup.add('sweep', async () => {
-    await sweepRun(RUN_ID);
-    await clearRun(RUN_ID);
-  });
+  const { cleanup, template } = await startStandaloneRun();
   try {
-    const template = `gw_bench_${RUN_ID}`;
-    await createSeededDatabase(cleanup, template);
     const demo = new DemoFixture(cleanup, RUN_ID, template);
     const auth = await bearer({ tenant: 'acme', sub: 'bench-eras', roles: ['analyst'] });
     const g = await GatewayProcess.start(cleanup, {

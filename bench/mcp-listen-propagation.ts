@@ -4,13 +4,13 @@
  * and on a 2025 session's GET stream on the same process (the path it is compared with).
  * `npx tsx bench/mcp-listen-propagation.ts [changes]` (needs a built dist/). Prints p50/p99.
  */
+import { startStandaloneRun } from './lib/standalone';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { cleanupOnSignals, Cleanup } from './lib/cleanup';
-import { createDatabase, createSeededDatabase, sweepRun } from './lib/database';
+import { createDatabase } from './lib/database';
 import { GatewayProcess } from './lib/gateway';
 import { watchMachineLoad } from './lib/machine-load';
-import { clearRun, redisPrefix } from './lib/redis';
+import { redisPrefix } from './lib/redis';
 import { pgUrl, RUN_ID } from './lib/settings';
 import { median, percentile } from './lib/stats';
 import { bearer } from './lib/tokens';
@@ -121,15 +121,8 @@ function watch(res: Response) {
 
 async function main(): Promise<void> {
   const changes = Number(process.argv[2] ?? 50);
-  const cleanup = new Cleanup();
-  cleanupOnSignals(cleanup);
-  cleanup.add('sweep', async () => {
-    await sweepRun(RUN_ID);
-    await clearRun(RUN_ID);
-  });
+  const { cleanup, template } = await startStandaloneRun();
   try {
-    const template = `gw_bench_${RUN_ID}`;
-    await createSeededDatabase(cleanup, template);
     const database = `gw_bench_${RUN_ID}_listen`;
     await createDatabase(cleanup, database, template);
     const prefix = redisPrefix(cleanup, RUN_ID, 'listen');

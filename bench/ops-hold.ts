@@ -4,16 +4,13 @@
  * prints one JSON line per gateway ({ name, url, pid, auth }); Ctrl-C (SIGINT) cleans up.
  * `npx tsx bench/ops-hold.ts`
  */
+import { startStandaloneRun } from './lib/standalone';
 import { readFileSync } from 'node:fs';
-import { cleanupOnSignals, Cleanup } from './lib/cleanup';
-import { createSeededDatabase } from './lib/database';
 import { DemoFixture } from './lib/demo';
 import { GatewayProcess } from './lib/gateway';
 import { OPS_OFF, OPS_ON } from './lib/ops-settings';
 import { RUN_ID } from './lib/settings';
 import { bearer } from './lib/tokens';
-import { sweepRun } from './lib/database';
-import { clearRun } from './lib/redis';
 
 interface Variant {
   name: string;
@@ -23,14 +20,7 @@ interface Variant {
 }
 
 async function main(): Promise<void> {
-  const cleanup = new Cleanup();
-  cleanupOnSignals(cleanup);
-  cleanup.add('sweep', async () => {
-    await sweepRun(RUN_ID);
-    await clearRun(RUN_ID);
-  });
-  const template = `gw_bench_${RUN_ID}`;
-  await createSeededDatabase(cleanup, template);
+  const { cleanup, template } = await startStandaloneRun();
   const demo = new DemoFixture(cleanup, RUN_ID, template);
   const database = await demo.database();
   const redisPrefix = demo.redisPrefix();
