@@ -10,13 +10,7 @@ export function integer(
   min: number,
   max: number,
 ): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer between ${min} and ${max}; got "${raw}"`);
-  }
-  return value;
+  return bounded(env, name, fallback, min, max, Number.isInteger, 'an integer');
 }
 
 export function decimal(
@@ -26,11 +20,24 @@ export function decimal(
   min: number,
   max: number,
 ): number {
+  return bounded(env, name, fallback, min, max, Number.isFinite, 'a number');
+}
+
+/** A number in [min, max] of the kind `valid` accepts; empty or unset gives `fallback`. */
+function bounded(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  valid: (value: number) => boolean,
+  kind: string,
+): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be a number between ${min} and ${max}; got "${raw}"`);
+  if (!valid(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be ${kind} between ${min} and ${max}; got "${raw}"`);
   }
   return value;
 }
