@@ -149,11 +149,14 @@ async function readOnce(
 /**
  * Whether the connection may serve another read after this failure: a statement's own error
  * (severity ERROR: the server skipped to the Sync, which ended the implicit transaction and its
- * settings) or a result past the byte cap that was read to its end. Anything else (FATAL: the
- * backend is going away; a socket error; a client timeout) gives the connection up.
+ * settings), a result past the byte cap that was read to its end, or a read given up before it
+ * was sent. Anything else (FATAL: the backend is going away; a socket error; a client timeout)
+ * gives the connection up.
  */
 function leavesConnectionClean(err: unknown): boolean {
-  if (err instanceof ResultTooLargeError) return true;
+  // a read cancelled before it was sent never touched the connection (one cancelled while it
+  // ran gives the connection up through its cancel request)
+  if (err instanceof ResultTooLargeError || err instanceof ReadCancelledError) return true;
   return err instanceof pg.DatabaseError && err.severity === 'ERROR';
 }
 
