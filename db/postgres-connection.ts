@@ -267,10 +267,14 @@ export interface ReadPoolOptions {
   applicationName: string;
 }
 
-/** A ReadPool on the server at `url` (the URL holds the login; it is never logged here). */
-export function openReadPool(url: string, options: ReadPoolOptions): ReadPool {
+/**
+ * A ReadPool on the server `connection` names (host, port, login, TLS, and the Client class that
+ * connects: a tenant source's checks its address first). Never a URL: a URL's free parameters
+ * reach the driver (issue #37). The login is never logged here.
+ */
+export function openReadPool(connection: pg.PoolConfig, options: ReadPoolOptions): ReadPool {
   const pool = new pg.Pool({
-    connectionString: url,
+    ...connection,
     max: options.max,
     connectionTimeoutMillis: options.connectTimeoutMs,
     idleTimeoutMillis: options.idleTimeoutMs,

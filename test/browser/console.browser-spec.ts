@@ -5,7 +5,7 @@ import { eventually as poll } from '../support/eventually';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { propose, toolNames, toolSource } from '../support/meta-tool';
-import { createWarehouseDatabase } from '../support/warehouse';
+import { createWarehouseDatabase, WAREHOUSE_NETWORKS } from '../support/warehouse';
 import { mintToken } from '../support/gateway';
 import { launchChromium, screenshot, signIn } from './browser';
 
@@ -22,7 +22,7 @@ describe('admin console in Chromium (Postgres)', () => {
 
   beforeAll(async () => {
     [gw, browser] = await Promise.all([
-      startGateway({ DATASOURCE_KEY: randomBytes(32).toString('base64') }),
+      startGateway({ ...WAREHOUSE_NETWORKS, DATASOURCE_KEY: randomBytes(32).toString('base64') }),
       launchChromium(),
     ]);
   });

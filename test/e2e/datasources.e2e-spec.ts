@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
-import { createWarehouseDatabase, withLogin } from '../support/warehouse';
+import { createWarehouseDatabase, withLogin, WAREHOUSE_NETWORKS } from '../support/warehouse';
 import type { WarehouseDatabase } from '../support/warehouse';
 
 /**
@@ -53,7 +53,10 @@ describe('tenant data sources (e2e, a second Postgres server)', () => {
       `GRANT USAGE ON SCHEMA sales TO ${r}`,
       `GRANT SELECT ON sales.orders TO ${r}`,
     ]);
-    gw = await startGateway({ DATASOURCE_KEY: randomBytes(32).toString('base64') });
+    gw = await startGateway({
+      ...WAREHOUSE_NETWORKS,
+      DATASOURCE_KEY: randomBytes(32).toString('base64'),
+    });
   });
   afterAll(async () => {
     await gw?.close();

@@ -8,7 +8,7 @@ import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { MCP_ACCEPT, MCP_INITIALIZE } from '../support/mcp';
 import { TcpProxy } from '../support/tcp-proxy';
 import { createTestDatabase } from '../support/test-database';
-import { createWarehouseDatabase } from '../support/warehouse';
+import { createWarehouseDatabase, WAREHOUSE_NETWORKS } from '../support/warehouse';
 import type { TestDatabase } from '../support/test-database';
 
 const alice: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] };
@@ -326,9 +326,13 @@ describe('logs never hold a data source password (e2e, issue #30)', () => {
       INSERT INTO sales.orders VALUES (1, 'north');`);
     const logs = logCapture();
     const key = randomBytes(32).toString('base64');
-    const gw = await startGateway({ LOG_LEVEL: 'trace', DATASOURCE_KEY: key }, undefined, {
-      logDestination: logs,
-    });
+    const gw = await startGateway(
+      { LOG_LEVEL: 'trace', ...WAREHOUSE_NETWORKS, DATASOURCE_KEY: key },
+      undefined,
+      {
+        logDestination: logs,
+      },
+    );
     try {
       const admin: TokenClaims = { tenant: 'acme', user: 'root', roles: ['admin'] };
       const writer = await wh.login((r) => [`GRANT INSERT ON sales.orders TO ${r}`]);

@@ -8,6 +8,7 @@ import {
   readSalesOrders,
   WAREHOUSE_PORT,
   WH_ORDERS_REPORT,
+  WAREHOUSE_NETWORKS,
 } from '../support/warehouse';
 import type { WarehouseDatabase } from '../support/warehouse';
 import { randomBytes } from 'node:crypto';
@@ -60,6 +61,7 @@ describe('a tenant data source down, slow and back (faults, TCP proxy)', () => {
     const url = new URL(reader.url);
     url.port = String(proxy.port);
     gw = await startGateway({
+      ...WAREHOUSE_NETWORKS,
       DATASOURCE_KEY: randomBytes(32).toString('hex'),
       DATASOURCE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
       DATASOURCE_BREAKER_FAILURES: '2',

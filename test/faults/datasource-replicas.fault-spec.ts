@@ -8,6 +8,7 @@ import {
   readSalesOrders,
   WAREHOUSE_PORT,
   WH_ORDERS_REPORT,
+  WAREHOUSE_NETWORKS,
 } from '../support/warehouse';
 import type { WarehouseDatabase } from '../support/warehouse';
 
@@ -65,6 +66,7 @@ describe('a data source with read replicas: round robin and failover (faults, TC
       return url.toString();
     };
     gw = await startGateway({
+      ...WAREHOUSE_NETWORKS,
       DATASOURCE_KEY: randomBytes(32).toString('hex'),
       DATASOURCE_CONNECT_TIMEOUT_MS: '1000',
       DATASOURCE_BREAKER_FAILURES: '1',

@@ -13,6 +13,12 @@ import { eventually } from './eventually';
  * Only that cluster is ever started here; the main server (5432) is never touched.
  */
 export const WAREHOUSE_PORT = 5499;
+
+/**
+ * The warehouse cluster listens on loopback, which a gateway refuses for data sources by default
+ * (issue #37): a gateway that registers sources on it is started with this setting.
+ */
+export const WAREHOUSE_NETWORKS = { DATASOURCE_ALLOWED_NETWORKS: '127.0.0.0/8' };
 const CLUSTER = 'warehouse';
 const SUPERUSER_PASSWORD = 'warehouse-superuser-test-only';
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseDatasourceKey } from '@app/registry';
+import { AllowedNetworks, parseDatasourceKey } from '@app/registry';
 import { ConfigError, integer } from './env';
 import type { Env } from './env';
 
@@ -11,6 +11,10 @@ export interface DatasourceSettings {
   previousKeys: Buffer[];
   connectTimeoutMs: number;
   connectionBudget: number;
+  tenantConnections: number;
+  maxPool: number;
+  maxStatementTimeoutMs: number;
+  networks: AllowedNetworks;
   idleCloseMs: number;
   breakerFailures: number;
   breakerCooldownMs: number;
@@ -50,11 +54,41 @@ export function datasourceSettings(env: Env): DatasourceSettings {
     .map((k) => k.trim())
     .filter(Boolean)
     .map((k) => keyFrom('DATASOURCE_KEY_PREVIOUS', k));
+  const connectionBudget = integer(env, 'DATASOURCE_CONNECTION_BUDGET', 100, 1, 10_000);
+  const tenantConnections = integer(
+    env,
+    'DATASOURCE_TENANT_CONNECTIONS',
+    Math.max(1, Math.min(20, Math.floor(connectionBudget / 5))),
+    1,
+    10_000,
+  );
+  if (tenantConnections > connectionBudget)
+    throw new ConfigError(
+      `DATASOURCE_TENANT_CONNECTIONS (${tenantConnections}) must not exceed DATASOURCE_CONNECTION_BUDGET (${connectionBudget})`,
+    );
+  let networks: AllowedNetworks;
+  try {
+    networks = AllowedNetworks.parse(env.DATASOURCE_ALLOWED_NETWORKS);
+  } catch (err) {
+    throw new ConfigError(
+      `DATASOURCE_ALLOWED_NETWORKS: ${(err as Error).message}; give comma-separated CIDRs and/or the word public`,
+    );
+  }
   return {
     key,
     previousKeys,
     connectTimeoutMs: integer(env, 'DATASOURCE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
-    connectionBudget: integer(env, 'DATASOURCE_CONNECTION_BUDGET', 100, 1, 10_000),
+    connectionBudget,
+    tenantConnections,
+    maxPool: integer(env, 'DATASOURCE_MAX_POOL', 10, 1, 100),
+    maxStatementTimeoutMs: integer(
+      env,
+      'DATASOURCE_MAX_STATEMENT_TIMEOUT_MS',
+      60_000,
+      100,
+      3_600_000,
+    ),
+    networks,
     idleCloseMs: integer(env, 'DATASOURCE_IDLE_CLOSE_MS', 60_000, 1000, 3_600_000),
     breakerFailures: integer(env, 'DATASOURCE_BREAKER_FAILURES', 3, 1, 100),
     breakerCooldownMs: integer(env, 'DATASOURCE_BREAKER_COOLDOWN_MS', 5000, 100, 600_000),

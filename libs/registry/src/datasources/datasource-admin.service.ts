@@ -8,9 +8,16 @@ import type { StoredDatasource } from './datasource.repository';
 import { DATASOURCE_NAME, parseDatasourceDocument } from './datasource-document';
 import type { DatasourceDocument } from './datasource-document';
 import { shownUrl } from './datasource-options';
+import type { SourceConnection } from './datasource-options';
 import { loginProblems } from './login-check';
 import { DatasourcePools } from './source-pools';
 import type { EndpointHealth } from './source-pools';
+
+/**
+ * How long a registration waits for each server: a fixed time for every failure to reach one or
+ * log in, so that its answer tells nothing of what listens where (issue #37).
+ */
+const REGISTRATION_TIMEOUT_MS = 3000;
 
 /** A data source as the admin API shows it: no password, ever. */
 export interface DatasourceView {
@@ -75,20 +82,26 @@ export class DatasourceAdminService {
             'this gateway has no data source key (DATASOURCE_KEY or DATASOURCE_KEY_FILE), so it cannot store a password',
         },
       ]);
-    const parsed = parseDatasourceDocument(input);
+    const parsed = parseDatasourceDocument(input, this.pools.bounds);
     if (!parsed.ok) throw invalid(parsed.problems);
-    const doc: DatasourceDocument = parsed.document;
-    // not a call: a registration may wait longer for a server to answer than a call does
-    const problems = await loginProblems(doc, Math.max(this.pools.connectTimeoutMs, 5000));
+    const doc: DatasourceDocument = parsed.source.document;
+    // every failure to reach or log in is answered when this timeout is over (issue #37)
+    const problems = await loginProblems(
+      parsed.source,
+      this.pools.connector,
+      REGISTRATION_TIMEOUT_MS,
+    );
     if (problems.length > 0) throw invalid(problems);
     const replicas = doc.replicas ?? [];
+    const connection: SourceConnection = { url: doc.url, replicas, ca_pem: doc.ca_pem };
+    const [primary, ...others] = parsed.source.endpoints;
     const created = await this.repository.upsert(admin.tenantId, {
       name,
-      sealedConnection: this.pools.box.seal(JSON.stringify({ url: doc.url, replicas })),
-      shown: { url: shownUrl(doc.url), replicas: replicas.map(shownUrl) },
+      sealedConnection: this.pools.box.seal(JSON.stringify(connection)),
+      shown: { url: shownUrl(primary), replicas: others.map((e) => shownUrl(e)) },
       schema: doc.schema,
       tables: doc.tables,
-      poolMax: doc.pool_max ?? 5,
+      poolMax: doc.pool_max ?? Math.min(5, this.pools.bounds.maxPool),
       statementTimeoutMs: doc.statement_timeout_ms ?? null,
     });
     await this.pools.forget(admin.tenantId, name);

@@ -1,5 +1,7 @@
 import Ajv from 'ajv';
 import type { TemplateProblem } from '@app/templates';
+import { parseSourceUrl } from './source-address';
+import type { SourceEndpoint } from './source-address';
 
 /** A data source as `PUT /v1/admin/datasources/{name}` takes it. */
 export interface DatasourceDocument {
@@ -9,10 +11,28 @@ export interface DatasourceDocument {
   replicas?: string[];
   pool_max?: number;
   statement_timeout_ms?: number;
+  /** the CA certificate(s) a `verify-ca`/`verify-full` connection trusts, as PEM text */
+  ca_pem?: string;
+}
+
+/** A document the gateway accepted: its URLs parsed into endpoints, the primary first. */
+export interface ParsedDatasource {
+  document: DatasourceDocument;
+  endpoints: SourceEndpoint[];
+  schema: string;
+  tables: string[];
+  caPem: string | undefined;
+}
+
+/** The operator's bounds on what a document may ask for (DATASOURCE_MAX_*). */
+export interface DocumentBounds {
+  maxPool: number;
+  maxStatementTimeoutMs: number;
 }
 
 const IDENTIFIER = { type: 'string', pattern: '^[a-z_][a-z0-9_]*$', maxLength: 63 };
-const URL = { type: 'string', pattern: '^postgres(ql)?://', maxLength: 2000 };
+const URL = { type: 'string', maxLength: 2000 };
+const PEM = /^\s*(-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----\s*)+$/;
 
 const validate = new Ajv({ allErrors: true, strict: false }).compile({
   type: 'object',
@@ -25,15 +45,25 @@ const validate = new Ajv({ allErrors: true, strict: false }).compile({
     replicas: { type: 'array', maxItems: 8, items: URL },
     pool_max: { type: 'integer', minimum: 1, maximum: 100 },
     statement_timeout_ms: { type: 'integer', minimum: 1, maximum: 3_600_000 },
+    ca_pem: { type: 'string', maxLength: 65_536 },
   },
 });
 
 export const DATASOURCE_NAME = /^[a-z][a-z0-9_]*$/;
 
-/** The document's shape, or its problems (a URL is never echoed: it holds a password). */
+const refused = (message: string) => ({
+  ok: false as const,
+  problems: [{ rule: 'document', message }],
+});
+
+/**
+ * The document's shape and its URLs parsed, or its problems (a URL is never echoed: it holds a
+ * password). Nothing here connects anywhere: every refusal comes before any connection.
+ */
 export function parseDatasourceDocument(
   input: unknown,
-): { ok: true; document: DatasourceDocument } | { ok: false; problems: TemplateProblem[] } {
+  bounds: DocumentBounds,
+): { ok: true; source: ParsedDatasource } | { ok: false; problems: TemplateProblem[] } {
   if (!validate(input))
     return {
       ok: false,
@@ -43,24 +73,42 @@ export function parseDatasourceDocument(
       })),
     };
   const document = input as DatasourceDocument;
-  for (const url of [document.url, ...(document.replicas ?? [])]) {
-    let parsed: globalThis.URL;
-    try {
-      parsed = new globalThis.URL(url);
-    } catch {
-      return { ok: false, problems: [{ rule: 'document', message: 'a url is not a URL' }] };
-    }
-    if (!parsed.hostname || !parsed.username || parsed.pathname.length < 2)
+  if (document.pool_max !== undefined && document.pool_max > bounds.maxPool)
+    return refused(
+      `pool_max may be at most ${bounds.maxPool} on this gateway (DATASOURCE_MAX_POOL)`,
+    );
+  if (
+    document.statement_timeout_ms !== undefined &&
+    document.statement_timeout_ms > bounds.maxStatementTimeoutMs
+  )
+    return refused(
+      `statement_timeout_ms may be at most ${bounds.maxStatementTimeoutMs} on this gateway (DATASOURCE_MAX_STATEMENT_TIMEOUT_MS)`,
+    );
+  if (document.ca_pem !== undefined && !PEM.test(document.ca_pem))
+    return refused('ca_pem must be PEM text: one or more -----BEGIN CERTIFICATE----- blocks');
+  const endpoints: SourceEndpoint[] = [];
+  for (const [i, url] of [document.url, ...(document.replicas ?? [])].entries()) {
+    const parsed = parseSourceUrl(url);
+    if (!parsed.ok)
       return {
         ok: false,
         problems: [
           {
-            rule: 'document',
-            message:
-              'a url must name a host, a login and a database: postgres://user:password@host:port/db',
+            ...parsed.problem,
+            message: `${i === 0 ? 'url' : `replicas/${i - 1}`}: ${parsed.problem.message}`,
           },
         ],
       };
+    endpoints.push(parsed.endpoint);
   }
-  return { ok: true, document };
+  return {
+    ok: true,
+    source: {
+      document,
+      endpoints,
+      schema: document.schema,
+      tables: document.tables,
+      caPem: document.ca_pem,
+    },
+  };
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DatabaseHandle, ShownConnection } from '@app/db';
 import { sql } from 'kysely';
 import { DATABASE } from '../tokens';
+import type { ServerFingerprint } from './source-connect';
 
 /** A registered data source as stored: the connection only sealed (SecretBox). */
 export interface StoredDatasource {
@@ -65,6 +66,21 @@ export class DatasourceRepository {
       .returning(sql<boolean>`(xmax = 0)`.as('created'))
       .executeTakeFirstOrThrow();
     return row.created;
+  }
+
+  /**
+   * The gateway's own database server as any database on it shows it (issue #37); null on the
+   * embedded database, which is no server a source could reach.
+   */
+  async ownServer(): Promise<ServerFingerprint | null> {
+    if (this.database.kind !== 'postgres') return null;
+    const { rows } = await sql<ServerFingerprint>`
+      SELECT pg_catalog.pg_postmaster_start_time()::text AS started,
+             d.oid::text AS "databaseOid", d.datname AS "databaseName"
+        FROM pg_catalog.pg_database d WHERE d.datname = current_database()`.execute(
+      this.database.db,
+    );
+    return rows[0] ?? null;
   }
 
   /** Reports of the tenant that name the source (at most `limit`). */

@@ -3,12 +3,11 @@ import type { LoginFacts } from './source-server.repository';
 
 const READ_ONLY: LoginFacts = {
   serverVersion: '15.4',
-  superuser: false,
-  createRole: false,
-  createDb: false,
+  powers: [],
   writable: [],
   owned: [],
-  createInSchema: false,
+  largeObjects: 0,
+  createIn: [],
   schemaExists: true,
   missing: [],
   unreadable: [],
@@ -23,18 +22,35 @@ describe('factProblems: what makes a login not read-only', () => {
   });
 
   it('refuses each way of writing, and says where', () => {
-    expect(rules({ superuser: true })).toContain('superuser');
-    expect(rules({ createRole: true })).toEqual(['writable']);
-    expect(rules({ createDb: true })).toEqual(['writable']);
+    expect(rules({ powers: ['reader: superuser'] })).toEqual(['superuser']);
+    expect(rules({ powers: ['admins: superuser', 'admins: CREATEROLE'] })).toEqual([
+      'superuser',
+      'writable',
+    ]);
+    for (const power of ['CREATEROLE', 'CREATEDB', 'REPLICATION', 'BYPASSRLS'])
+      expect(rules({ powers: [`etl: ${power}`] })).toEqual(['writable']);
     expect(rules({ writable: ['public.audit'] })).toEqual(['writable']);
-    expect(rules({ owned: ['orders'] })).toEqual(['owner']);
-    expect(rules({ createInSchema: true })).toEqual(['writable']);
+    expect(rules({ writable: ['sales.order_id_seq'] })).toEqual(['writable']);
+    expect(rules({ owned: ['sales.orders'] })).toEqual(['owner']);
+    expect(rules({ largeObjects: 2 })).toEqual(['writable']);
+    expect(rules({ createIn: ['schema sales'] })).toEqual(['writable']);
+    expect(rules({ createIn: ['database dw'] })).toEqual(['writable']);
     const [problem] = factProblems(
       { ...READ_ONLY, writable: ['public.audit'] },
       'sales',
       'replica 1',
     );
     expect(problem.message).toMatch(/^replica 1: .*public\.audit/);
+  });
+
+  it('names the role that holds a power, so the admin knows which membership to drop', () => {
+    const [problem] = factProblems(
+      { ...READ_ONLY, powers: ['etl_writer: pg_write_all_data is held'] },
+      'sales',
+      'the server',
+    );
+    expect(problem.message).toMatch(/etl_writer/);
+    expect(problem.message).toMatch(/SET ROLE/);
   });
 
   it('refuses a missing schema or table and a table it may not read', () => {

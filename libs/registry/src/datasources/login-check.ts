@@ -1,34 +1,89 @@
 import type { TemplateProblem } from '@app/templates';
-import type { DatasourceDocument } from './datasource-document';
-import { connectionFailure } from './datasource-unavailable';
+import type { ParsedDatasource } from './datasource-document';
+import { endpointLabel } from './source-address';
+import type { SourceEndpoint } from './source-address';
+import { SourceRefusedError } from './source-connect';
+import type { SourceConnector } from './source-connect';
 import { readLoginFacts } from './source-server.repository';
 import type { LoginFacts } from './source-server.repository';
 
 /**
- * Why the source's login must not be registered, for the primary and each replica: unreachable,
- * a superuser, able to write anything it reaches, owner of a listed table, CREATE on the schema,
- * a missing or unreadable table. Empty: read-only by construction over what it may read.
+ * The one answer to every failure to reach a server or log in to it (refused, closed, not
+ * Postgres, wrong password, no answer): the same words, given when the connect timeout is over
+ * and not before, so registration cannot tell a closed port from an open one (issue #37).
+ */
+export const UNREACHABLE =
+  'cannot be used: it could not be reached, or it refused the login, within the connect timeout';
+
+/**
+ * Why the source's login must not be registered, for the primary and each replica: not an
+ * allowed address, the gateway's own server, unreachable, able (as itself or any role it may
+ * become) to do more than read, a missing or unreadable table. Empty: read-only by construction
+ * over what it may read.
  */
 export async function loginProblems(
-  doc: DatasourceDocument,
-  connectTimeoutMs: number,
+  source: ParsedDatasource,
+  connector: SourceConnector,
+  timeoutMs: number,
 ): Promise<TemplateProblem[]> {
-  const servers = [doc.url, ...(doc.replicas ?? [])];
   const all = await Promise.all(
-    servers.map(async (url, i) => {
-      const where = i === 0 ? 'the server' : `replica ${i}`;
-      const at = `${where} (${hostOf(url)})`;
-      let facts: LoginFacts;
+    source.endpoints.map(async (endpoint, i) => {
+      const at = `${i === 0 ? 'the server' : `replica ${i}`} (${endpointLabel(endpoint)})`;
       try {
-        facts = await readLoginFacts(url, doc.schema, doc.tables, connectTimeoutMs);
+        const facts = await checked(connector, endpoint, source, timeoutMs);
+        return factProblems(facts, source.schema, at);
       } catch (err) {
-        const reason = connectionFailure(err) ?? 'the check failed';
-        return [{ rule: 'unreachable', message: `${at} cannot be used: ${reason}` }];
+        if (err instanceof SourceRefusedError)
+          return [{ rule: err.rule, message: `${at} cannot be used: ${err.message}` }];
+        return [{ rule: 'unreachable', message: `${at} ${UNREACHABLE}` }];
       }
-      return factProblems(facts, doc.schema, at);
     }),
   );
   return all.flat();
+}
+
+/**
+ * The login's facts over one connection made through the connector; any failure before the
+ * facts are read waits out `timeoutMs` before it is thrown (a network refusal, decided before
+ * any connection, does not).
+ */
+async function checked(
+  connector: SourceConnector,
+  endpoint: SourceEndpoint,
+  source: ParsedDatasource,
+  timeoutMs: number,
+): Promise<LoginFacts> {
+  const deadline = Date.now() + timeoutMs;
+  const { Client, ...config } = connector.clientConfig(
+    endpoint,
+    source.caPem,
+    'gateway-datasource-check',
+  );
+  const client = new Client({
+    ...config,
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: 5000,
+  });
+  client.on('error', () => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error('no answer within the connect timeout')),
+        timeoutMs,
+      );
+    });
+    await Promise.race([client.connect(), timeout]);
+    return await Promise.race([readLoginFacts(client, source.schema, source.tables), timeout]);
+  } catch (err) {
+    if (err instanceof SourceRefusedError && err.rule === 'network') throw err;
+    const left = deadline - Date.now();
+    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    void client.end().catch(() => undefined);
+  }
 }
 
 /** The refusals `facts` call for (pure: unit-tested). */
@@ -36,18 +91,33 @@ export function factProblems(facts: LoginFacts, schema: string, at: string): Tem
   const problems: TemplateProblem[] = [];
   const refuse = (rule: string, message: string) =>
     problems.push({ rule, message: `${at}: ${message}` });
-  if (facts.superuser) refuse('superuser', 'the login is a superuser; register a read-only login');
-  if (facts.createRole || facts.createDb)
-    refuse('writable', 'the login may create roles or databases; register a read-only login');
+  const superuser = facts.powers.filter((p) => p.endsWith(': superuser'));
+  const others = facts.powers.filter((p) => !p.endsWith(': superuser'));
+  if (superuser.length > 0)
+    refuse(
+      'superuser',
+      `the login is a superuser or may become one (${names(superuser)}); register a read-only login`,
+    );
+  if (others.length > 0)
+    refuse(
+      'writable',
+      `the login, or a role it may become (SET ROLE), has powers beyond reading (${names(others)}); register a login that is a member of no such role`,
+    );
   if (facts.writable.length > 0)
     refuse(
       'writable',
-      `the login may write (INSERT, UPDATE, DELETE or TRUNCATE) ${facts.writable.join(', ')}; grant it SELECT only`,
+      `the login, or a role it may become, may write (INSERT, UPDATE, DELETE, TRUNCATE, nextval) ${facts.writable.join(', ')}; grant it SELECT only`,
     );
   if (facts.owned.length > 0)
-    refuse('owner', `the login owns ${facts.owned.join(', ')}; an owner can always write`);
+    refuse(
+      'owner',
+      `the login, or a role it may become, owns ${facts.owned.join(', ')}; an owner can always write`,
+    );
+  if (facts.largeObjects > 0)
+    refuse('writable', `the login may write ${facts.largeObjects} large object(s)`);
   if (!facts.schemaExists) refuse('missing', `schema ${schema} does not exist`);
-  else if (facts.createInSchema) refuse('writable', `the login may CREATE in schema ${schema}`);
+  if (facts.createIn.length > 0)
+    refuse('writable', `the login may CREATE in ${facts.createIn.join(', ')}`);
   if (facts.missing.length > 0)
     refuse('missing', `no table ${facts.missing.join(', ')} in schema ${schema}`);
   if (facts.unreadable.length > 0)
@@ -55,11 +125,6 @@ export function factProblems(facts: LoginFacts, schema: string, at: string): Tem
   return problems;
 }
 
-function hostOf(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.hostname}:${u.port || '5432'}`;
-  } catch {
-    return 'a bad URL';
-  }
+function names(powers: string[]): string {
+  return powers.slice(0, 5).join('; ') + (powers.length > 5 ? '; ...' : '');
 }

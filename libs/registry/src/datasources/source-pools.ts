@@ -12,12 +12,19 @@ import { DEFAULT_DATASOURCE_OPTIONS } from './datasource-options';
 import type { DatasourceOptions, SourceConnection } from './datasource-options';
 import { connectionFailure, DatasourceUnavailableError } from './datasource-unavailable';
 import { SecretBox } from './secret-box';
+import { parseSourceUrl } from './source-address';
+import type { SourceEndpoint } from './source-address';
+import { SourceConnector, SourceRefusedError } from './source-connect';
+import type { ServerFingerprint } from './source-connect';
 import { probeServer } from './source-server.repository';
+
+/** How long the gateway's own server fingerprint is trusted before it is read again. */
+const OWN_SERVER_TTL_MS = 60_000;
 
 /** One server of a source: the primary or a replica, its lazily opened pool and its breaker. */
 interface Endpoint {
   label: string;
-  url: string;
+  endpoint: SourceEndpoint;
   pool: ReadPool | undefined;
   breaker: CircuitBreaker;
   lastUsed: number;
@@ -29,6 +36,7 @@ interface RunningSource {
   name: string;
   revision: string;
   poolMax: number;
+  caPem: string | undefined;
   /** replicas first (taken round-robin), the primary last */
   replicas: Endpoint[];
   primary: Endpoint;
@@ -60,7 +68,11 @@ export class DatasourcePools implements OnModuleDestroy {
   private readonly loading = new Map<string, Promise<RunningSource>>();
   /** connections counted against the budget: the max of every open pool */
   private reserved = 0;
+  /** the same, per tenant: each tenant's sources draw on its own share (issue #37) */
+  private readonly reservedBy = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
+  readonly connector: SourceConnector;
+  private own: { at: number; fingerprint: Promise<ServerFingerprint | null> } | undefined;
 
   constructor(
     private readonly repository: DatasourceRepository,
@@ -69,6 +81,11 @@ export class DatasourcePools implements OnModuleDestroy {
   ) {
     this.options = { ...DEFAULT_DATASOURCE_OPTIONS, ...registryOptions.datasources };
     this.box = new SecretBox(this.options.key, this.options.previousKeys);
+    this.connector = new SourceConnector({
+      networks: this.options.networks,
+      connectTimeoutMs: this.options.connectTimeoutMs,
+      ownServer: () => this.ownServer(),
+    });
     this.sweeper = setInterval(
       () => this.closeIdle(),
       Math.max(1000, Math.min(this.options.idleCloseMs, 30_000)),
@@ -112,6 +129,24 @@ export class DatasourcePools implements OnModuleDestroy {
 
   get connectTimeoutMs(): number {
     return this.options.connectTimeoutMs;
+  }
+
+  /** The operator's bounds on a source's document (DATASOURCE_MAX_*). */
+  get bounds(): { maxPool: number; maxStatementTimeoutMs: number } {
+    return {
+      maxPool: this.options.maxPool,
+      maxStatementTimeoutMs: this.options.maxStatementTimeoutMs,
+    };
+  }
+
+  /** The gateway's own server, read at most once a minute (null: embedded, or not readable). */
+  private ownServer(): Promise<ServerFingerprint | null> {
+    if (!this.own || Date.now() - this.own.at > OWN_SERVER_TTL_MS)
+      this.own = {
+        at: Date.now(),
+        fingerprint: this.repository.ownServer().catch(() => null),
+      };
+    return this.own.fingerprint;
   }
 
   /** the connection budget in use (the max of every open pool) */
@@ -244,7 +279,7 @@ export class DatasourcePools implements OnModuleDestroy {
       e.breaker.succeeded();
       return result;
     } catch (err) {
-      const reason = connectionFailure(err);
+      const reason = refusalReason(err) ?? connectionFailure(err);
       if (reason === undefined) {
         e.breaker.succeeded(); // the server answered: the query's own error
         throw err;
@@ -261,23 +296,43 @@ export class DatasourcePools implements OnModuleDestroy {
     }
   }
 
-  /** The endpoint's pool, opened now if need be within the connection budget. */
+  /**
+   * The endpoint's pool, opened now if need be within the tenant's share and the instance's
+   * budget: idle pools are closed first to make room; a tenant whose share is taken waits for
+   * its own calls, never another tenant's.
+   */
   private poolOf(source: RunningSource, e: Endpoint): ReadPool {
     if (e.pool) return e.pool;
-    if (this.reserved + source.poolMax > this.options.connectionBudget) this.closeIdle(0);
-    if (this.reserved + source.poolMax > this.options.connectionBudget)
+    const size = Math.min(source.poolMax, this.options.maxPool, this.options.tenantConnections);
+    const fits = () =>
+      this.reserved + size <= this.options.connectionBudget &&
+      (this.reservedBy.get(source.tenantId) ?? 0) + size <= this.options.tenantConnections;
+    if (!fits()) this.closeIdle(0);
+    if (!fits())
       throw new DatasourceUnavailableError(
         source.name,
-        `this instance's connection budget of ${this.options.connectionBudget} is in use`,
+        (this.reservedBy.get(source.tenantId) ?? 0) + size > this.options.tenantConnections
+          ? `your tenant's share of ${this.options.tenantConnections} connections on this instance is in use`
+          : `this instance's connection budget of ${this.options.connectionBudget} is in use`,
       );
-    this.reserved += source.poolMax;
-    e.pool = openReadPool(e.url, {
-      max: source.poolMax,
-      connectTimeoutMs: this.options.connectTimeoutMs,
-      idleTimeoutMs: this.options.idleCloseMs,
-      applicationName: `gateway-datasource ${source.name}`,
-    });
+    this.reserve(source.tenantId, size);
+    e.pool = openReadPool(
+      this.connector.clientConfig(e.endpoint, source.caPem, `gateway-datasource ${source.name}`),
+      {
+        max: size,
+        connectTimeoutMs: this.options.connectTimeoutMs,
+        idleTimeoutMs: this.options.idleCloseMs,
+        applicationName: `gateway-datasource ${source.name}`,
+      },
+    );
     return e.pool;
+  }
+
+  private reserve(tenantId: string, n: number): void {
+    this.reserved += n;
+    const left = (this.reservedBy.get(tenantId) ?? 0) + n;
+    if (left > 0) this.reservedBy.set(tenantId, left);
+    else this.reservedBy.delete(tenantId);
   }
 
   /** Closes the pools unused for `idleMs` with no connection in use. */
@@ -296,7 +351,7 @@ export class DatasourcePools implements OnModuleDestroy {
     const pool = e.pool;
     if (!pool) return;
     e.pool = undefined;
-    this.reserved -= source.poolMax;
+    this.reserve(source.tenantId, -pool.stats().max);
     await pool.end();
   }
 
@@ -336,21 +391,39 @@ export class DatasourcePools implements OnModuleDestroy {
       );
       throw new DatasourceUnavailableError(name, 'its connection cannot be decrypted here');
     }
-    const endpoint = (label: string, url: string): Endpoint => ({
-      label,
-      url,
-      pool: undefined,
-      breaker: new CircuitBreaker(this.options.breakerFailures, this.options.breakerCooldownMs),
-      lastUsed: 0,
-    });
+    const endpoint = (label: string, url: string): Endpoint => {
+      // sealed before issue #37, a URL may hold what is no longer accepted: refused, not used
+      const parsed = parseSourceUrl(url);
+      if (!parsed.ok)
+        throw new DatasourceUnavailableError(
+          name,
+          'its connection is no longer accepted (register it again)',
+        );
+      return {
+        label,
+        endpoint: parsed.endpoint,
+        pool: undefined,
+        breaker: new CircuitBreaker(this.options.breakerFailures, this.options.breakerCooldownMs),
+        lastUsed: 0,
+      };
+    };
     return {
       tenantId,
       name,
       revision: stored.updatedAt,
       poolMax: stored.poolMax,
+      caPem: connection.ca_pem,
       primary: endpoint('primary', connection.url),
       replicas: connection.replicas.map((url, i) => endpoint(`replica${i + 1}`, url)),
       next: 0,
     };
   }
+}
+
+/** A connection the connector refused, in the words a call's failure gives (no address). */
+function refusalReason(err: unknown): string | undefined {
+  if (!(err instanceof SourceRefusedError)) return undefined;
+  return err.rule === 'network'
+    ? 'its address is not one this gateway connects to'
+    : "it is the gateway's own database server";
 }

@@ -58,8 +58,11 @@ export class ReportExecutor {
         'DATASOURCE_UNAVAILABLE',
         `the data source "${sourceName}" is not registered`,
       );
-    const timeoutMs =
+    const asked =
       limits?.statementTimeoutMs ?? source?.statementTimeoutMs ?? this.options.statementTimeoutMs;
+    // on a tenant's source, never past the operator's bound (DATASOURCE_MAX_STATEMENT_TIMEOUT_MS)
+    const bound = this.sources?.bounds.maxStatementTimeoutMs;
+    const timeoutMs = source && bound !== undefined ? Math.min(asked, bound) : asked;
     const maxBytes = limits?.maxResultBytes ?? this.options.maxResultBytes;
     const pageSize = Math.min(checked.pageSize, limits?.maxRows ?? checked.pageSize);
     const paged = tool.pagedQuery;
