@@ -44,8 +44,7 @@ export async function loginProblems(
 
 /**
  * The login's facts over one connection made through the connector; any failure before the
- * facts are read waits out `timeoutMs` before it is thrown (a network refusal, decided before
- * any connection, does not).
+ * facts are read waits out `timeoutMs` before it is thrown (a refusal by the connector does not).
  */
 async function checked(
   connector: SourceConnector,
@@ -76,7 +75,8 @@ async function checked(
     await Promise.race([client.connect(), timeout]);
     return await Promise.race([readLoginFacts(client, source.schema, source.tables), timeout]);
   } catch (err) {
-    if (err instanceof SourceRefusedError && err.rule === 'network') throw err;
+    // a refusal of the address or of the gateway's own server tells nothing of a port
+    if (err instanceof SourceRefusedError) throw err;
     const left = deadline - Date.now();
     if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
     throw err;
