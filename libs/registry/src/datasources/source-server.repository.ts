@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { SqlSession } from '@app/db';
 
 /** What the gateway learns of a login on a tenant's server when it connects with it. */
