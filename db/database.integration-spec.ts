@@ -37,6 +37,7 @@ const SHAPE: Shape = {
     datasource: 'YES',
     chart: 'ANY',
     run_as_task: 'NO',
+    cache_ttl_seconds: 'YES',
   },
   tenant_datasources: {
     tenant_id: 'NO',

@@ -95,6 +95,8 @@ export interface ReportsTable {
   chart: ColumnType<unknown, string | null | undefined, string | null>;
   /** answered as a task at once to a client that takes tasks (migration 2026-12-06T10-00) */
   run_as_task: Generated<boolean>;
+  /** seconds a page of rows is answered from the result cache (migration 2026-12-06T12-00); NULL: never */
+  cache_ttl_seconds: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A removed report: the catalog version its removal claimed. */

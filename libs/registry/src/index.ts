@@ -108,6 +108,8 @@ export type { EndpointHealth } from './datasources/source-pools';
 export { DatasourceRepository } from './datasources/datasource.repository';
 export { DEFAULT_DATASOURCE_OPTIONS } from './datasources/datasource-options';
 export { AllowedNetworks } from './datasources/allowed-networks';
+export { ResultCache, withCachePreference } from './execution/result-cache';
+export type { CachePreference } from './execution/result-cache';
 export type { DatasourceOptions } from './datasources/datasource-options';
 export { parseDatasourceKey, SecretBox } from './datasources/secret-box';
 export { DatasourceUnavailableError } from './datasources/datasource-unavailable';

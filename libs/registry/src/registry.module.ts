@@ -16,6 +16,7 @@ import { DatasourceRepository } from './datasources/datasource.repository';
 import { DatasourcePools } from './datasources/source-pools';
 import { Metrics } from './metrics';
 import { ReportAdminService } from './admin/report-admin.service';
+import { ResultCache } from './execution/result-cache';
 import { ReportExecutor } from './execution/report-executor';
 import { ReportUsage } from './execution/report-usage';
 import { ReportUsageRepository } from './execution/report-usage.repository';
@@ -45,6 +46,7 @@ const SERVICES = [
   ReportRepository,
   ReportUsage,
   ReportUsageRepository,
+  ResultCache,
   SharedCache,
   ToolCallService,
 ];

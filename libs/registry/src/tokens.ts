@@ -45,6 +45,16 @@ export interface RegistryOptions {
   datasources?: Partial<DatasourceOptions>;
   /** the per-tenant usage table (issue #33); absent: 30 days, written every 10 s */
   usage?: Partial<UsageSettings>;
+  /** the result cache (issue #41); absent: 64 MB per instance, pages up to 1 MB */
+  resultCache?: Partial<ResultCacheSettings>;
+}
+
+/** The result cache's bounds (RESULT_CACHE_*). */
+export interface ResultCacheSettings {
+  /** bytes of rows this instance keeps (L1); 0 keeps none here (Redis still shares them) */
+  maxBytes: number;
+  /** a page whose rows' JSON is larger is never cached, in L1 or in Redis */
+  maxEntryBytes: number;
 }
 
 export const DEFAULT_REGISTRY_OPTIONS: RegistryOptions = {

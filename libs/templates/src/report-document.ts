@@ -37,7 +37,12 @@ export interface ReportDocument {
   chart?: ChartHint;
   /** optional: answered as a task at once to MCP clients that take tasks (default false) */
   run_as_task?: boolean;
+  /** optional: seconds a page of rows is answered again from the result cache (0 or absent: never) */
+  cache_ttl_seconds?: number;
 }
+
+/** A day: the longest a report's rows may be answered from the result cache (issue #41). */
+export const MAX_CACHE_TTL_SECONDS = 86_400;
 
 const SEARCH_TEXTS = (max: number) => ({
   type: 'array',
@@ -74,6 +79,7 @@ export const REPORT_DOCUMENT_SCHEMA = {
       },
     },
     run_as_task: { type: 'boolean' },
+    cache_ttl_seconds: { type: 'integer', minimum: 0, maximum: MAX_CACHE_TTL_SECONDS },
     filters: {
       type: 'array',
       maxItems: 50,
@@ -161,6 +167,7 @@ export function parseReportDocument(
       ...(doc.datasource ? { datasource: doc.datasource } : {}),
       ...(doc.chart ? { chart: doc.chart } : {}),
       ...(doc.run_as_task ? { runAsTask: true } : {}),
+      ...(doc.cache_ttl_seconds ? { cacheTtlSeconds: doc.cache_ttl_seconds } : {}),
       filters: (doc.filters ?? []).map((f) => ({
         name: f.name,
         type: f.type,
@@ -194,6 +201,7 @@ export function toReportDocument(
     ...(metadata.datasource ? { datasource: metadata.datasource } : {}),
     ...(metadata.chart ? { chart: metadata.chart } : {}),
     ...(metadata.runAsTask ? { run_as_task: true } : {}),
+    ...(metadata.cacheTtlSeconds ? { cache_ttl_seconds: metadata.cacheTtlSeconds } : {}),
     filters: metadata.filters.map((f) => ({
       name: f.name,
       type: f.type,

@@ -66,6 +66,11 @@ export interface ReportMetadata {
    * at once (no wait for MCP_TASK_AFTER_MS); other clients get the synchronous answer
    */
   runAsTask?: boolean;
+  /**
+   * seconds a page of rows may be answered again from the result cache (issue #41), keyed by the
+   * catalog version, the caller's bound identity values and the arguments; absent: never cached
+   */
+  cacheTtlSeconds?: number;
 }
 
 export interface ReportLimits {

@@ -45,11 +45,12 @@ export const redisConfig = namespace('redis', (s): RedisSettings => ({
   redisKeyPrefix: s.redisKeyPrefix,
 }));
 
-/** RegistryModule's options: REPORT_*, CACHE_TTL_SECONDS, CATALOG_STALE_AFTER_MS, DATASOURCE_*, USAGE_*. */
+/** RegistryModule's options: REPORT_*, CACHE_TTL_SECONDS, CATALOG_STALE_AFTER_MS, RESULT_CACHE_*, DATASOURCE_*, USAGE_*. */
 export const registryConfig = namespace('registry', (s): RegistryOptions => ({
   ...s.reports,
   cacheTtlSeconds: s.cache.ttlSeconds,
   staleAfterMs: s.cache.staleAfterMs,
+  resultCache: { maxBytes: s.cache.resultMaxBytes, maxEntryBytes: s.cache.resultMaxEntryBytes },
   usage: s.usage,
   datasources: {
     ...s.datasources,

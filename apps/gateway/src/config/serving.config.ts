@@ -41,6 +41,9 @@ export interface CacheSettings {
   ttlSeconds: number;
   /** while LISTEN is down, re-read a tenant's catalog version after this long */
   staleAfterMs: number;
+  /** the result cache (issue #41): bytes this instance keeps, and the largest page it keeps */
+  resultMaxBytes: number;
+  resultMaxEntryBytes: number;
 }
 
 /** The per-tenant usage table: USAGE_*. */
@@ -86,6 +89,14 @@ export function cacheSettings(env: Env): CacheSettings {
   return {
     ttlSeconds: integer(env, 'CACHE_TTL_SECONDS', 1800, 1, 7 * 24 * 3600),
     staleAfterMs: integer(env, 'CATALOG_STALE_AFTER_MS', 1000, 0, 600_000),
+    resultMaxBytes: integer(env, 'RESULT_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0, 64 * 1024 ** 3),
+    resultMaxEntryBytes: integer(
+      env,
+      'RESULT_CACHE_MAX_ENTRY_BYTES',
+      1024 * 1024,
+      1024,
+      256 * 1024 ** 2,
+    ),
   };
 }
 

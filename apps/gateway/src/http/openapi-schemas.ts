@@ -121,6 +121,12 @@ const RESULTS: Record<string, Schema> = {
       is_error: { type: 'boolean', enum: [false] },
       result: { oneOf: [ref('ResultPage'), ref('CompactPage'), anyObject] },
       text: { ...str, description: "a built-in or generated tool's text for the model" },
+      cached_at: {
+        ...str,
+        format: 'date-time',
+        description:
+          "when the rows were read, for an answer from the result cache (the report's cache_ttl_seconds); absent: read for this call",
+      },
       trace_id: str,
       meta: obj({ untrusted_data: { type: 'boolean', enum: [true] }, notice: str }),
       chart: ref('Chart'),

@@ -7,7 +7,7 @@ import { AsHotPath } from '../http/hot-path';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-path';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 import { plainSessionRequest } from './mcp-list.hot-path';
-import { mcpCallResult } from './mcp-server.factory';
+import { mcpCallResult, noteCachePreference } from './mcp-server.factory';
 import { McpSessions } from './mcp-sessions.service';
 
 /**
@@ -46,6 +46,7 @@ export class McpCallHotPath implements HotPath {
     const report = resolved.tool.report;
     const { name, args } = call;
     const startedAt = performance.now();
+    noteCachePreference((request.body as { params?: unknown } | undefined)?.params);
     return this.pipeline
       .callTool(
         principal,

@@ -130,6 +130,7 @@ export class McpServerFactory {
     context: string | undefined,
     params: { name: string; arguments?: Record<string, unknown> },
   ): Promise<{ result: CallToolResult; found?: string[] }> {
+    noteCachePreference(params);
     try {
       let found: string[] | undefined;
       const outcome = await this.pipeline.callTool(
@@ -219,7 +220,21 @@ function remember(identity: SessionIdentity, found: string[]): boolean {
 
 /** A tool call's MCP result in the current request (the SDK handler and the call fast lane). */
 export function mcpCallResult(outcome: ToolCallOutcome, textMaxBytes: number): CallToolResult {
-  return withTraceId(toCallResult(outcome, textMaxBytes));
+  const result = withTraceId(toCallResult(outcome, textMaxBytes));
+  // rows from the result cache say when they were read (issue #41)
+  if (outcome.is_error || outcome.text !== undefined || outcome.cached_at === undefined)
+    return result;
+  return { ...result, _meta: { ...result._meta, cached_at: outcome.cached_at } };
+}
+
+/** `_meta["gateway/cache"]: "no-cache"` on tools/call: the caller wants rows read now. */
+export const NO_CACHE_META_KEY = 'gateway/cache';
+
+/** Marks the current request as wanting fresh rows when the call's `_meta` asks for it. */
+export function noteCachePreference(params: unknown): void {
+  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const ctx = currentRequest();
+  if (ctx && meta?.[NO_CACHE_META_KEY] === 'no-cache') ctx.noCache = true;
 }
 
 /** The request's trace id in the result's _meta, for the client's logs and support. */

@@ -33,6 +33,11 @@ export interface RequestContext {
   refusal?: Error;
   /** long-lived (an MCP notification stream): not waited for at shutdown */
   stream?: boolean;
+  /**
+   * the caller asked for fresh rows (REST `Cache-Control: no-cache`, MCP
+   * `_meta["gateway/cache"]: "no-cache"`): a cached report runs its SQL and stores the answer
+   */
+  noCache?: boolean;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Metrics, ToolCallService, withSpan } from '@app/registry';
+import { Metrics, ToolCallService, withCachePreference, withSpan } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { DISCLOSURE_TOOL_NAMES, UsageLearning } from '@app/selection';
 import { Inject, Injectable, Optional } from '@nestjs/common';
@@ -80,6 +80,7 @@ export class RequestPipeline {
       method: request.method ?? 'GET',
       startedAt: performance.now(),
       route: 'unmatched',
+      ...(wantsFresh(request.headers['cache-control']) ? { noCache: true } : {}),
     };
     ctx.otel = withRequest(otel, ctx);
     (request as Carrier)[CONTEXT] = ctx;
@@ -164,11 +165,12 @@ export class RequestPipeline {
     /** how to run it when the caller already resolved the tool (the call fast lane) */
     run: () => Promise<ToolCallOutcome> = () => this.calls.call(principal, name, args),
   ): Promise<ToolCallOutcome> {
+    const fresh = currentRequest()?.noCache === true;
     const outcome = limitedCall(
       this.limits,
       this.recorder,
       { principal, name, args, protocol },
-      run,
+      fresh ? () => withCachePreference('refresh', run) : run,
     );
     // every lane calls through here, so the tool a user called after a select or search_tools
     // is seen once; call_tool's inner call is learned by the selection service
@@ -215,4 +217,10 @@ export class RequestPipeline {
   drain(graceMs: number): Promise<boolean> {
     return this.inFlight.drain(graceMs);
   }
+}
+
+/** `Cache-Control: no-cache` (or `no-store`, `max-age=0`): the caller wants rows read now. */
+function wantsFresh(header: string | string[] | undefined): boolean {
+  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
+  return text !== '' && /(^|,)\s*(no-cache|no-store|max-age=0)\s*(,|$)/i.test(text);
 }

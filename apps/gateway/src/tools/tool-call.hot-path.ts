@@ -97,14 +97,16 @@ export function restBody(outcome: ToolCallOutcome): string {
   if (answer.is_error || answer.text !== undefined) return JSON.stringify(answer);
   const { result } = answer;
   const keys = Object.keys(answer);
+  // a page from the result cache carries cached_at after its result (issue #41)
+  const cached = keys[3] === 'cached_at' ? 1 : 0;
   // only the exact shapes toolPage and restResult build; anything else the plain way
   if (
-    keys.length !== 5 ||
+    keys.length !== 5 + cached ||
     keys[0] !== 'tool' ||
     keys[1] !== 'is_error' ||
     keys[2] !== 'result' ||
-    keys[3] !== 'trace_id' ||
-    keys[4] !== 'meta' ||
+    keys[3 + cached] !== 'trace_id' ||
+    keys[4 + cached] !== 'meta' ||
     Object.keys(result).join() !== 'columns,rows,page,page_size,has_more'
   )
     return JSON.stringify(answer);
@@ -113,6 +115,7 @@ export function restBody(outcome: ToolCallOutcome): string {
   return (
     `{"tool":${JSON.stringify(answer.tool)},"is_error":false,"result":{"columns":${JSON.stringify(result.columns)}` +
     `,"rows":${pageRowsJson(result)},"page":${JSON.stringify(result.page)},"page_size":${JSON.stringify(result.page_size)}` +
-    `,"has_more":${JSON.stringify(result.has_more)}}${trace},"meta":${JSON.stringify(answer.meta)}}`
+    `,"has_more":${JSON.stringify(result.has_more)}}` +
+    `${cached ? `,"cached_at":${JSON.stringify(answer.cached_at)}` : ''}${trace},"meta":${JSON.stringify(answer.meta)}}`
   );
 }

@@ -58,6 +58,7 @@ function reportRows(report: ReportMetadata, status: 'active' | 'disabled'): Repo
       datasource: report.datasource ?? null,
       chart: report.chart ? JSON.stringify(report.chart) : null,
       run_as_task: report.runAsTask === true,
+      cache_ttl_seconds: report.cacheTtlSeconds ?? null,
     },
     filters: report.filters.map((f) => ({
       name: f.name,

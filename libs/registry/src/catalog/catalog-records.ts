@@ -114,6 +114,10 @@ export function toStoredReport(
       // any JSON a row holds: reportProblems judges it against the fields (not served if wrong)
       ...(r.chart !== null && r.chart !== undefined ? { chart: r.chart as ChartHint } : {}),
       ...(r.run_as_task ? { runAsTask: true } : {}),
+      // a value outside 0..86400 (plain SQL) is clamped rather than served longer than a day
+      ...(r.cache_ttl_seconds
+        ? { cacheTtlSeconds: Math.min(Math.max(0, r.cache_ttl_seconds), 86_400) }
+        : {}),
       ...reportLimits(r),
       filters: filters.map(toFilter),
       fields: fields.map((f) => ({

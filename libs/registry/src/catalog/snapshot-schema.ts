@@ -81,6 +81,7 @@ const snapshotSchema = {
               ),
               chart: { type: 'object' },
               runAsTask: { type: 'boolean' },
+              cacheTtlSeconds: { type: 'integer' },
               filters: {
                 type: 'array',
                 items: closed(

@@ -11,6 +11,7 @@ import { activeTraceId, withSpan } from '../tracing';
 import { DATABASE, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
 import { readFailure, tooLarge } from './read-failure';
+import { ResultCache } from './result-cache';
 import { columnsOf, rowObjects } from './result-rows';
 import { sessionLimits, sessionSetup, sourceSessionSetup } from './session-setup';
 import { toolFailure, toolPage } from './tool-outcome';
@@ -35,6 +36,8 @@ export class ReportExecutor {
     @Inject(REGISTRY_OPTIONS) private readonly options: RegistryOptions,
     /** tenant data sources (issue #30); absent in specs that run reports here only */
     @Optional() @Inject(DatasourcePools) private readonly sources: DatasourcePools | null = null,
+    /** the result cache (issue #41); absent in specs that run reports here only */
+    @Optional() @Inject(ResultCache) private readonly results: ResultCache | null = null,
   ) {}
 
   async call(
@@ -70,6 +73,55 @@ export class ReportExecutor {
       ...tool.parameterValues(checked.args, principal),
       ...paged.pageValues(checked.page, pageSize),
     ];
+    const read = (readSignal?: AbortSignal) =>
+      this.readPage(
+        catalog,
+        tool,
+        { source, sourceName, values, timeoutMs, maxBytes },
+        {
+          page: checked.page,
+          pageSize,
+          signal: readSignal,
+        },
+      );
+    const ttl = tool.report.cacheTtlSeconds;
+    if (!ttl || !this.results) return read(signal);
+    // one load answers every caller waiting on the key: no single caller's signal may cancel it
+    if (signal?.aborted)
+      return toolFailure(name, 'REFUSED', 'the call was cancelled before it finished');
+    return this.results.answer(
+      name,
+      catalog.tenant.id,
+      {
+        scope: await this.results.scope(catalog.tenant),
+        reportId: tool.report.id,
+        catalogVersion: catalog.version,
+        sourceRevision: source?.revision ?? '',
+        text: paged.text,
+        values,
+      },
+      ttl,
+      () => read(),
+    );
+  }
+
+  /** One page of the report's rows from its database (the gateway's, or its data source). */
+  private async readPage(
+    catalog: TenantCatalog,
+    tool: ReportTool,
+    q: {
+      source: SourceScope | undefined;
+      sourceName: string | undefined;
+      values: unknown[];
+      timeoutMs: number;
+      maxBytes: number;
+    },
+    paging: { page: number; pageSize: number; signal?: AbortSignal },
+  ): Promise<ToolCallOutcome> {
+    const name = tool.definition.name;
+    const { source, sourceName, values, timeoutMs, maxBytes } = q;
+    const { pageSize, signal } = paging;
+    const paged = tool.pagedQuery;
     let result: GuardedReadResult;
     try {
       result =
@@ -113,7 +165,7 @@ export class ReportExecutor {
       {
         columns: columnsOf(result),
         rows,
-        page: checked.page,
+        page: paging.page,
         page_size: pageSize,
         has_more: hasMore,
       },

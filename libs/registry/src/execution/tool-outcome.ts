@@ -31,7 +31,14 @@ export type ToolErrorCode =
  * model is shown.
  */
 export type ToolCallOutcome =
-  | { tool: string; is_error: false; result: ToolResultPage; text?: undefined }
+  | {
+      tool: string;
+      is_error: false;
+      result: ToolResultPage;
+      text?: undefined;
+      /** ISO time the rows were read, when they come from the result cache (issue #41) */
+      cached_at?: string;
+    }
   | { tool: string; is_error: false; result: Record<string, unknown>; text: string }
   | { tool: string; is_error: true; error: { code: ToolErrorCode; message: string } };
 

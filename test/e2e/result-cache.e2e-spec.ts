@@ -1,0 +1,186 @@
+import Redis from 'ioredis';
+import { eventually } from '../support/eventually';
+import { startReplicaPair } from '../support/replica-pair';
+import type { ReplicaPair } from '../support/replica-pair';
+import type { RunningGateway, TokenClaims } from '../support/gateway';
+
+/**
+ * The result cache (issue #41) on two replicas sharing Postgres and Redis. Each report reads
+ * `clock_timestamp()` next to its rows: a value Postgres makes anew at every execution, so an
+ * answer with the same `read_at` was not read again (the proof comes from the database side).
+ */
+const admin: TokenClaims = { tenant: 'acme', user: 'root', roles: ['admin'] };
+const alice: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] };
+const bob: TokenClaims = { tenant: 'acme', user: 'bob', roles: ['analyst'] };
+const gina: TokenClaims = { tenant: 'globex', user: 'gina', roles: ['analyst'] };
+
+const CUSTOMER = {
+  name: 'Cached customer',
+  description: 'One customer by id, with the time the row was read.',
+  sql_template:
+    'SELECT c.id AS customer_id, c.name, clock_timestamp()::text AS read_at FROM customers c WHERE c.id = :customer_id',
+  category: 'sales',
+  cache_ttl_seconds: 600,
+  filters: [{ name: 'customer_id', type: 'integer', description: 'customer id', required: true }],
+  fields: [
+    { name: 'customer_id', type: 'integer', description: 'customer id' },
+    { name: 'name', type: 'string', description: 'customer name' },
+    { name: 'read_at', type: 'string', description: 'when the row was read' },
+  ],
+};
+
+/** bound to the caller's identity: never shared between users */
+const MINE = {
+  name: 'Who am I',
+  description: 'The caller, as the database was told, and when.',
+  sql_template:
+    'SELECT :user_id AS who, clock_timestamp()::text AS read_at FROM customers c WHERE c.id = 1',
+  category: 'sales',
+  cache_ttl_seconds: 600,
+  filters: [],
+  fields: [
+    { name: 'who', type: 'string', description: 'the caller' },
+    { name: 'read_at', type: 'string', description: 'when the row was read' },
+  ],
+};
+
+interface Answer {
+  is_error: boolean;
+  cached_at?: string;
+  result: { rows: Array<Record<string, unknown>> };
+}
+
+describe('result cache (e2e, two replicas, Postgres and Redis)', () => {
+  let pair: ReplicaPair;
+  let redis: Redis;
+
+  const put = (gw: RunningGateway, who: TokenClaims, id: string, doc: unknown) =>
+    gw.request(`/v1/admin/reports/${id}`, { method: 'PUT', as: who, json: doc });
+  const call = async (
+    gw: RunningGateway,
+    who: TokenClaims,
+    tool: string,
+    args: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> => {
+    const res = await gw.request(`/v1/tools/${tool}/call`, {
+      method: 'POST',
+      as: who,
+      json: { arguments: args },
+      headers,
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Answer;
+    expect(body.is_error).toBe(false);
+    return body;
+  };
+  const readAt = (a: Answer) => a.result.rows[0].read_at as string;
+
+  beforeAll(async () => {
+    pair = await startReplicaPair('result-cache');
+    redis = new Redis(process.env.TEST_REDIS_URL!);
+    for (const who of [admin, { tenant: 'globex', user: 'groot', roles: ['admin'] }]) {
+      expect((await put(pair.a, who, 'cached_customer', CUSTOMER)).status).toBeLessThan(300);
+      expect((await put(pair.a, who, 'who_am_i', MINE)).status).toBeLessThan(300);
+    }
+    // both replicas serve the new reports before the tests start
+    await eventually(async () => {
+      for (const gw of [pair.a, pair.b])
+        await call(gw, alice, 'query_report_who_am_i', {}, { 'cache-control': 'no-cache' });
+    });
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await pair?.close();
+  });
+
+  it('answers a repeated call from the cache: the same read_at, with cached_at, no new execution', async () => {
+    const first = await call(pair.a, alice, 'query_report_cached_customer', { customer_id: 2 });
+    expect(first.cached_at).toBeUndefined();
+    const again = await call(pair.a, alice, 'query_report_cached_customer', { customer_id: 2 });
+    expect(readAt(again)).toBe(readAt(first));
+    expect(again.cached_at).toEqual(expect.any(String));
+    expect(Date.parse(again.cached_at!)).toBeLessThanOrEqual(Date.now());
+    // another user of the tenant shares it (no identity-bound parameter): that is the point
+    const shared = await call(pair.a, bob, 'query_report_cached_customer', { customer_id: 2 });
+    expect(readAt(shared)).toBe(readAt(first));
+    // other arguments are another query
+    const other = await call(pair.a, alice, 'query_report_cached_customer', { customer_id: 3 });
+    expect(other.result.rows[0].customer_id).toBe(3);
+    expect(other.cached_at).toBeUndefined();
+  });
+
+  it("is answered by the second replica from the first replica's entry (Redis)", async () => {
+    const first = await call(pair.a, alice, 'query_report_cached_customer', { customer_id: 4 });
+    const there = await call(pair.b, bob, 'query_report_cached_customer', { customer_id: 4 });
+    expect(readAt(there)).toBe(readAt(first));
+    expect(there.cached_at).toBe(new Date(Date.parse(there.cached_at!)).toISOString());
+  });
+
+  it('never shares rows between callers whose bound identity values differ', async () => {
+    const a = await call(pair.a, alice, 'query_report_who_am_i', {});
+    const b = await call(pair.a, bob, 'query_report_who_am_i', {});
+    expect(a.result.rows[0].who).toBe('alice');
+    expect(b.result.rows[0].who).toBe('bob');
+    expect(readAt(b)).not.toBe(readAt(a));
+    expect((await call(pair.b, alice, 'query_report_who_am_i', {})).result.rows[0].who).toBe(
+      'alice',
+    );
+  });
+
+  it('never shares rows across tenants', async () => {
+    const acme = await call(pair.a, alice, 'query_report_cached_customer', { customer_id: 5 });
+    const globex = await call(pair.a, gina, 'query_report_cached_customer', { customer_id: 5 });
+    expect(globex.cached_at).toBeUndefined();
+    expect(readAt(globex)).not.toBe(readAt(acme));
+  });
+
+  it('reads afresh for Cache-Control: no-cache, and keeps that fresh answer', async () => {
+    const first = await call(pair.a, alice, 'query_report_cached_customer', { customer_id: 6 });
+    const fresh = await call(
+      pair.a,
+      alice,
+      'query_report_cached_customer',
+      { customer_id: 6 },
+      { 'cache-control': 'no-cache' },
+    );
+    expect(fresh.cached_at).toBeUndefined();
+    expect(readAt(fresh)).not.toBe(readAt(first));
+    const after = await call(pair.b, alice, 'query_report_cached_customer', { customer_id: 6 });
+    expect(readAt(after)).toBe(readAt(fresh));
+  });
+
+  it('makes a changed report answer fresh on every replica', async () => {
+    const before = await call(pair.a, alice, 'query_report_cached_customer', { customer_id: 7 });
+    await call(pair.b, alice, 'query_report_cached_customer', { customer_id: 7 });
+    const changed = { ...CUSTOMER, description: `${CUSTOMER.description} Changed.` };
+    expect((await put(pair.a, admin, 'cached_customer', changed)).status).toBe(200);
+    for (const gw of [pair.a, pair.b])
+      await eventually(async () => {
+        const now = await call(gw, alice, 'query_report_cached_customer', { customer_id: 7 });
+        expect(readAt(now)).not.toBe(readAt(before));
+      });
+  });
+
+  it('runs the query once for 100 identical concurrent calls', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        call(pair.a, alice, 'query_report_cached_customer', { customer_id: 8 }),
+      ),
+    );
+    expect(new Set(answers.map(readAt)).size).toBe(1);
+  });
+
+  it('treats a corrupt or foreign Redis value as a miss, never as an answer', async () => {
+    const first = await call(pair.a, alice, 'query_report_cached_customer', { customer_id: 9 });
+    const keys = await redis.keys('test-result-cache-*:result:*');
+    expect(keys.length).toBeGreaterThan(0);
+    const forged = first.result.rows[0];
+    for (const key of keys) await redis.set(key, `g1.forged.${JSON.stringify(forged)}`, 'EX', 600);
+    // replica b has no L1 entry for customer 9: it reads Redis, refuses the value, runs the SQL
+    const b = await call(pair.b, alice, 'query_report_cached_customer', { customer_id: 9 });
+    expect(b.cached_at).toBeUndefined();
+    expect(b.result.rows[0].customer_id).toBe(9);
+    expect(readAt(b)).not.toBe(readAt(first));
+  });
+});
