@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- list|call|propagation|scale|meta|cache ...] [--quick] [--json]`
+ * `npm run bench [-- list|call|lookup|results|propagation|scale|meta|cache ...] [--quick] [--json]`
  * Starts what it needs on 127.0.0.1 (a seeded database, built gateway processes, baseline
  * servers), runs bounded loads, prints a table, writes bench/RESULTS.md, cleans up.
  */
@@ -23,6 +23,7 @@ import { cacheScenario } from './scenarios/cache';
 import { callScenario } from './scenarios/call';
 import { listScenario } from './scenarios/list';
 import { lookupScenario } from './scenarios/lookup';
+import { resultsScenario } from './scenarios/results';
 import { generatedScenario } from './scenarios/generated';
 import { metaScenario } from './scenarios/meta';
 import { opsScenario } from './scenarios/ops';
@@ -35,6 +36,7 @@ const RUNNERS: Record<ScenarioName, Scenario> = {
   list: listScenario,
   call: callScenario,
   lookup: lookupScenario,
+  results: resultsScenario,
   propagation: propagationScenario,
   scale: scaleScenario,
   'scale-distinct': scaleDistinctScenario,

@@ -2,6 +2,7 @@ export const SCENARIOS = [
   'list',
   'call',
   'lookup',
+  'results',
   'propagation',
   'scale',
   'scale-distinct',

@@ -32,7 +32,7 @@ interface Service {
 }
 
 /** The hand-written node:http + pg service (bench/lib/lookup-service.ts), its own process. */
-async function startService(ctx: BenchContext, database: string): Promise<Service> {
+export async function startService(ctx: BenchContext, database: string): Promise<Service> {
   const port = await freePort();
   ctx.cleanup.ensureOpen();
   const child = spawn(
