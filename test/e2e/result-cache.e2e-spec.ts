@@ -1,5 +1,7 @@
 import Redis from 'ioredis';
 import { eventually } from '../support/eventually';
+import { mintToken } from '../support/gateway';
+import { MODERN_META, modernPost } from '../support/mcp-modern';
 import { startReplicaPair } from '../support/replica-pair';
 import type { ReplicaPair } from '../support/replica-pair';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
@@ -182,5 +184,34 @@ describe('result cache (e2e, two replicas, Postgres and Redis)', () => {
     expect(b.cached_at).toBeUndefined();
     expect(b.result.rows[0].customer_id).toBe(9);
     expect(readAt(b)).not.toBe(readAt(first));
+  });
+
+  it('says cached_at in the MCP result _meta, and reads afresh for _meta gateway/cache no-cache', async () => {
+    const token = await mintToken(alice);
+    const mcpCall = async (meta: Record<string, unknown> = {}) => {
+      const answer = await modernPost(`${pair.a.baseUrl}/mcp`, token, 'tools/call', {
+        name: 'query_report_cached_customer',
+        arguments: { customer_id: 10 },
+        _meta: { ...MODERN_META, ...meta },
+      });
+      expect(answer.status).toBe(200);
+      const result = answer.body.result as {
+        isError?: boolean;
+        structuredContent: { rows: Array<{ read_at: string }> };
+        _meta: Record<string, unknown>;
+      };
+      expect(result.isError).toBeFalsy();
+      return result;
+    };
+    const first = await mcpCall();
+    expect(first._meta.cached_at).toBeUndefined();
+    const again = await mcpCall();
+    expect(again._meta.cached_at).toEqual(expect.any(String));
+    expect(again.structuredContent.rows[0].read_at).toBe(first.structuredContent.rows[0].read_at);
+    const fresh = await mcpCall({ 'gateway/cache': 'no-cache' });
+    expect(fresh._meta.cached_at).toBeUndefined();
+    expect(fresh.structuredContent.rows[0].read_at).not.toBe(
+      first.structuredContent.rows[0].read_at,
+    );
   });
 });
