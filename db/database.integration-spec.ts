@@ -48,6 +48,7 @@ const SHAPE: Shape = {
     allowed_tables: 'NO',
     pool_max: 'NO',
     statement_timeout_ms: 'YES',
+    pass_identity: 'NO',
     created_at: 'NO',
     updated_at: 'NO',
   },

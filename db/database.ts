@@ -64,6 +64,8 @@ export interface TenantDatasourcesTable {
   allowed_tables: string[];
   pool_max: Generated<number>;
   statement_timeout_ms: ColumnType<number | null, number | null | undefined, number | null>;
+  /** sessions set request.jwt.claims to the caller's identity (migration 2026-12-06T13-00) */
+  pass_identity: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -104,7 +104,7 @@ export { ReportRepository } from './admin/report.repository';
 export { DatasourceAdminService } from './datasources/datasource-admin.service';
 export type { DatasourceView } from './datasources/datasource-admin.service';
 export { DatasourcePools } from './datasources/source-pools';
-export type { EndpointHealth } from './datasources/source-pools';
+export type { EndpointHealth } from './datasources/running-source';
 export { DatasourceRepository } from './datasources/datasource.repository';
 export { DEFAULT_DATASOURCE_OPTIONS } from './datasources/datasource-options';
 export { AllowedNetworks } from './datasources/allowed-networks';

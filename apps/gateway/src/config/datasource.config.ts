@@ -15,6 +15,7 @@ export interface DatasourceSettings {
   maxPool: number;
   maxStatementTimeoutMs: number;
   networks: AllowedNetworks;
+  identityClaims: string[];
   idleCloseMs: number;
   breakerFailures: number;
   breakerCooldownMs: number;
@@ -89,8 +90,23 @@ export function datasourceSettings(env: Env): DatasourceSettings {
       3_600_000,
     ),
     networks,
+    identityClaims: identityClaims(env.DATASOURCE_IDENTITY_CLAIMS),
     idleCloseMs: integer(env, 'DATASOURCE_IDLE_CLOSE_MS', 60_000, 1000, 3_600_000),
     breakerFailures: integer(env, 'DATASOURCE_BREAKER_FAILURES', 3, 1, 100),
     breakerCooldownMs: integer(env, 'DATASOURCE_BREAKER_COOLDOWN_MS', 5000, 100, 600_000),
   };
+}
+
+/** DATASOURCE_IDENTITY_CLAIMS: claim names, each a plain name (no JSON path, no spaces). */
+function identityClaims(text: string | undefined): string[] {
+  const names = (text ?? '')
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
+  const bad = names.find((n) => !/^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/.test(n));
+  if (bad !== undefined)
+    throw new ConfigError(
+      `DATASOURCE_IDENTITY_CLAIMS: "${bad.slice(0, 80)}" is not a claim name (letters, digits, _ . : -)`,
+    );
+  return names;
 }

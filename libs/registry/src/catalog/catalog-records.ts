@@ -24,6 +24,8 @@ export interface SourceScope {
   revision: string;
   /** the source's statement timeout; null: the gateway's */
   statementTimeoutMs: number | null;
+  /** its sessions set request.jwt.claims to the caller's identity (issue #42) */
+  passIdentity?: boolean;
 }
 
 export interface StoredReport {

@@ -84,7 +84,14 @@ export class CatalogRepository {
     if (!row) return undefined;
     const sources = await this.g
       .selectFrom('tenant_datasources')
-      .select(['name', 'data_schema', 'allowed_tables', 'updated_at', 'statement_timeout_ms'])
+      .select([
+        'name',
+        'data_schema',
+        'allowed_tables',
+        'updated_at',
+        'statement_timeout_ms',
+        'pass_identity',
+      ])
       .where('tenant_id', '=', tenantId)
       .orderBy('name')
       .execute();
@@ -105,6 +112,7 @@ export class CatalogRepository {
                   tables: s.allowed_tables,
                   revision: new Date(s.updated_at).toISOString(),
                   statementTimeoutMs: s.statement_timeout_ms,
+                  ...(s.pass_identity ? { passIdentity: true } : {}),
                 },
               ]),
             ),

@@ -46,6 +46,7 @@ const snapshotSchema = {
               tables: { type: 'array', items: str },
               revision: str,
               statementTimeoutMs: { type: 'integer', nullable: true },
+              passIdentity: { type: 'boolean' },
             },
             ['schema', 'tables', 'revision', 'statementTimeoutMs'],
           ),

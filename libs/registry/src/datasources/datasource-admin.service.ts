@@ -11,7 +11,7 @@ import { shownUrl } from './datasource-options';
 import type { SourceConnection } from './datasource-options';
 import { loginProblems } from './login-check';
 import { DatasourcePools } from './source-pools';
-import type { EndpointHealth } from './source-pools';
+import type { EndpointHealth } from './running-source';
 
 /**
  * How long a registration waits for each server: a fixed time for every failure to reach one or
@@ -28,6 +28,8 @@ export interface DatasourceView {
   tables: string[];
   pool_max: number;
   statement_timeout_ms: number | null;
+  /** sessions carry the caller's identity as request.jwt.claims (issue #42) */
+  pass_identity: boolean;
   updated_at: string;
   /** false after a key change until the source is PUT again (docs/operations.md) */
   sealed_with_current_key: boolean;
@@ -103,6 +105,7 @@ export class DatasourceAdminService {
       tables: doc.tables,
       poolMax: doc.pool_max ?? Math.min(5, this.pools.bounds.maxPool),
       statementTimeoutMs: doc.statement_timeout_ms ?? null,
+      passIdentity: doc.pass_identity === true,
     });
     await this.pools.forget(admin.tenantId, name);
     this.store.invalidate(admin.tenantId);
@@ -152,6 +155,7 @@ export class DatasourceAdminService {
       tables: s.tables,
       pool_max: s.poolMax,
       statement_timeout_ms: s.statementTimeoutMs,
+      pass_identity: s.passIdentity,
       updated_at: s.updatedAt,
       sealed_with_current_key: this.pools.box.isCurrent(s.sealedConnection),
       health: {

@@ -13,6 +13,8 @@ export interface DatasourceDocument {
   statement_timeout_ms?: number;
   /** the CA certificate(s) a `verify-ca`/`verify-full` connection trusts, as PEM text */
   ca_pem?: string;
+  /** every session sets request.jwt.claims to the caller's identity (issue #42; default false) */
+  pass_identity?: boolean;
 }
 
 /** A document the gateway accepted: its URLs parsed into endpoints, the primary first. */
@@ -46,6 +48,7 @@ const validate = new Ajv({ allErrors: true, strict: false }).compile({
     pool_max: { type: 'integer', minimum: 1, maximum: 100 },
     statement_timeout_ms: { type: 'integer', minimum: 1, maximum: 3_600_000 },
     ca_pem: { type: 'string', maxLength: 65_536 },
+    pass_identity: { type: 'boolean' },
   },
 });
 

@@ -20,6 +20,8 @@ export interface DatasourceOptions {
   maxStatementTimeoutMs: number;
   /** the networks a source may point at (DATASOURCE_ALLOWED_NETWORKS) */
   networks: AllowedNetworks;
+  /** token claims a `pass_identity` source is told besides sub, tenant and roles */
+  identityClaims: string[];
   /** a source's pool unused this long is closed (its connections go after this long idle too) */
   idleCloseMs: number;
   /** connection failures in a row that open an endpoint's circuit breaker */
@@ -37,6 +39,7 @@ export const DEFAULT_DATASOURCE_OPTIONS: DatasourceOptions = {
   maxPool: 10,
   maxStatementTimeoutMs: 60_000,
   networks: AllowedNetworks.parse(undefined),
+  identityClaims: [],
   idleCloseMs: 60_000,
   breakerFailures: 3,
   breakerCooldownMs: 5000,

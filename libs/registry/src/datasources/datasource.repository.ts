@@ -13,6 +13,7 @@ export interface StoredDatasource {
   tables: string[];
   poolMax: number;
   statementTimeoutMs: number | null;
+  passIdentity: boolean;
   updatedAt: string;
 }
 
@@ -56,6 +57,7 @@ export class DatasourceRepository {
       allowed_tables: source.tables,
       pool_max: source.poolMax,
       statement_timeout_ms: source.statementTimeoutMs,
+      pass_identity: source.passIdentity,
     };
     const row = await this.g
       .insertInto('tenant_datasources')
@@ -128,6 +130,7 @@ function toStored(row: {
   allowed_tables: string[];
   pool_max: number;
   statement_timeout_ms: number | null;
+  pass_identity: boolean;
   updated_at: string;
 }): StoredDatasource {
   return {
@@ -138,6 +141,7 @@ function toStored(row: {
     tables: row.allowed_tables,
     poolMax: row.pool_max,
     statementTimeoutMs: row.statement_timeout_ms,
+    passIdentity: row.pass_identity,
     updatedAt: new Date(row.updated_at).toISOString(),
   };
 }

@@ -32,6 +32,9 @@ export interface ServerFingerprint {
  */
 export const SERVER_MARKER_ROLE = 'gateway_server_marker';
 
+/** How long the gateway's own server fingerprint is trusted before it is read again. */
+const OWN_SERVER_TTL_MS = 60_000;
+
 export interface ConnectorOptions {
   networks: AllowedNetworks;
   connectTimeoutMs: number;
@@ -47,7 +50,16 @@ export interface ConnectorOptions {
  * pools both connect through here.
  */
 export class SourceConnector {
+  private own: { at: number; fingerprint: Promise<ServerFingerprint | null> } | undefined;
+
   constructor(private readonly options: ConnectorOptions) {}
+
+  /** The gateway's own server, read at most once a minute (null: embedded, or unreadable). */
+  private ownServer(): Promise<ServerFingerprint | null> {
+    if (!this.own || Date.now() - this.own.at > OWN_SERVER_TTL_MS)
+      this.own = { at: Date.now(), fingerprint: this.options.ownServer().catch(() => null) };
+    return this.own.fingerprint;
+  }
 
   get connectTimeoutMs(): number {
     return this.options.connectTimeoutMs;
@@ -118,7 +130,7 @@ export class SourceConnector {
 
   /** Refuses the server `client` is connected to when it is a gateway's own database server. */
   async refuseOwnServer(client: pg.Client): Promise<void> {
-    const own = await this.options.ownServer();
+    const own = await this.ownServer();
     const { rows } = await client.query<{ marked: boolean; same: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = $1) AS marked,
               coalesce(pg_catalog.pg_postmaster_start_time()::text = $2

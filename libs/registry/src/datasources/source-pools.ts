@@ -2,56 +2,22 @@ import { openReadPool } from '@app/db';
 import type { GuardedReadRequest, GuardedReadResult, ReadPool } from '@app/db';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
+import type { Principal } from '../access/principal';
 import { Metrics } from '../metrics';
 import { REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
 import { CircuitBreaker } from './circuit-breaker';
-import type { BreakerState } from './circuit-breaker';
 import { DatasourceRepository } from './datasource.repository';
 import { DEFAULT_DATASOURCE_OPTIONS } from './datasource-options';
 import type { DatasourceOptions, SourceConnection } from './datasource-options';
 import { connectionFailure, DatasourceUnavailableError } from './datasource-unavailable';
 import { SecretBox } from './secret-box';
-import { parseSourceUrl } from './source-address';
-import type { SourceEndpoint } from './source-address';
+import { ConnectionShares } from './connection-shares';
+import { describeSourceMetrics, runningSource } from './running-source';
+import { identityClaims } from './source-identity';
+import type { Endpoint, EndpointHealth, RunningSource } from './running-source';
 import { SourceConnector, SourceRefusedError } from './source-connect';
-import type { ServerFingerprint } from './source-connect';
 import { probeServer } from './source-server.repository';
-
-/** How long the gateway's own server fingerprint is trusted before it is read again. */
-const OWN_SERVER_TTL_MS = 60_000;
-
-/** One server of a source: the primary or a replica, its lazily opened pool and its breaker. */
-interface Endpoint {
-  label: string;
-  endpoint: SourceEndpoint;
-  pool: ReadPool | undefined;
-  breaker: CircuitBreaker;
-  lastUsed: number;
-}
-
-/** A source as this instance runs it, at one revision of its registration. */
-interface RunningSource {
-  tenantId: string;
-  name: string;
-  revision: string;
-  poolMax: number;
-  caPem: string | undefined;
-  /** replicas first (taken round-robin), the primary last */
-  replicas: Endpoint[];
-  primary: Endpoint;
-  next: number;
-}
-
-export interface EndpointHealth {
-  endpoint: string;
-  reachable: boolean;
-  latency_ms: number | null;
-  server_version: string | null;
-  last_error: string | null;
-  circuit: BreakerState;
-  pool: { open: boolean; in_use: number; idle: number; max: number };
-}
 
 /**
  * One bounded pool per source endpoint per instance (issue #30): opened on the first call,
@@ -66,13 +32,10 @@ export class DatasourcePools implements OnModuleDestroy {
   readonly box: SecretBox;
   private readonly running = new Map<string, RunningSource>();
   private readonly loading = new Map<string, Promise<RunningSource>>();
-  /** connections counted against the budget: the max of every open pool */
-  private reserved = 0;
-  /** the same, per tenant: each tenant's sources draw on its own share (issue #37) */
-  private readonly reservedBy = new Map<string, number>();
+  /** connections counted against the budget and each tenant's share: the max of every open pool */
+  private readonly shares: ConnectionShares;
   private readonly sweeper: NodeJS.Timeout;
   readonly connector: SourceConnector;
-  private own: { at: number; fingerprint: Promise<ServerFingerprint | null> } | undefined;
 
   constructor(
     private readonly repository: DatasourceRepository,
@@ -81,54 +44,30 @@ export class DatasourcePools implements OnModuleDestroy {
   ) {
     this.options = { ...DEFAULT_DATASOURCE_OPTIONS, ...registryOptions.datasources };
     this.box = new SecretBox(this.options.key, this.options.previousKeys);
+    this.shares = new ConnectionShares(
+      this.options.connectionBudget,
+      this.options.tenantConnections,
+    );
     this.connector = new SourceConnector({
       networks: this.options.networks,
       connectTimeoutMs: this.options.connectTimeoutMs,
-      ownServer: () => this.ownServer(),
+      ownServer: () => this.repository.ownServer(),
     });
     this.sweeper = setInterval(
       () => this.closeIdle(),
       Math.max(1000, Math.min(this.options.idleCloseMs, 30_000)),
     );
     this.sweeper.unref();
-    metrics.describe('gateway_datasource_calls_total', 'report calls on tenant data sources');
-    metrics.describe(
-      'gateway_datasource_call_seconds',
-      'report calls on tenant data sources: time to rows or failure',
-    );
-    metrics.gaugeCollected(
-      'gateway_datasource_pool_connections',
-      'connections of the tenant data source pools of this instance, by state',
-      (set) => {
-        for (const source of this.running.values())
-          for (const e of [...source.replicas, source.primary]) {
-            const stats = e.pool?.stats();
-            const labels = { tenant: source.tenantId, source: source.name, endpoint: e.label };
-            set(stats ? stats.total - stats.idle : 0, { ...labels, state: 'in_use' });
-            set(stats?.idle ?? 0, { ...labels, state: 'idle' });
-            set(stats?.waiting ?? 0, { ...labels, state: 'waiting' });
-          }
-      },
-      ['tenant', 'source', 'endpoint', 'state'],
-    );
-    metrics.gaugeCollected(
-      'gateway_datasource_breaker_open',
-      '1 while a tenant data source endpoint has its circuit breaker open',
-      (set) => {
-        for (const source of this.running.values())
-          for (const e of [...source.replicas, source.primary])
-            set(e.breaker.state === 'closed' ? 0 : 1, {
-              tenant: source.tenantId,
-              source: source.name,
-              endpoint: e.label,
-            });
-      },
-      ['tenant', 'source', 'endpoint'],
-    );
+    describeSourceMetrics(metrics, () => this.running.values());
   }
 
   get connectTimeoutMs(): number {
     return this.options.connectTimeoutMs;
+  }
+
+  /** The caller's identity as this instance's `pass_identity` sources are told it (issue #42). */
+  claimsOf(principal: Principal): string {
+    return identityClaims(principal, this.options.identityClaims);
   }
 
   /** The operator's bounds on a source's document (DATASOURCE_MAX_*). */
@@ -139,19 +78,9 @@ export class DatasourcePools implements OnModuleDestroy {
     };
   }
 
-  /** The gateway's own server, read at most once a minute (null: embedded, or not readable). */
-  private ownServer(): Promise<ServerFingerprint | null> {
-    if (!this.own || Date.now() - this.own.at > OWN_SERVER_TTL_MS)
-      this.own = {
-        at: Date.now(),
-        fingerprint: this.repository.ownServer().catch(() => null),
-      };
-    return this.own.fingerprint;
-  }
-
   /** the connection budget in use (the max of every open pool) */
   get budgetInUse(): number {
-    return this.reserved;
+    return this.shares.inUse;
   }
 
   /**
@@ -304,18 +233,10 @@ export class DatasourcePools implements OnModuleDestroy {
   private poolOf(source: RunningSource, e: Endpoint): ReadPool {
     if (e.pool) return e.pool;
     const size = Math.min(source.poolMax, this.options.maxPool, this.options.tenantConnections);
-    const fits = () =>
-      this.reserved + size <= this.options.connectionBudget &&
-      (this.reservedBy.get(source.tenantId) ?? 0) + size <= this.options.tenantConnections;
-    if (!fits()) this.closeIdle(0);
-    if (!fits())
-      throw new DatasourceUnavailableError(
-        source.name,
-        (this.reservedBy.get(source.tenantId) ?? 0) + size > this.options.tenantConnections
-          ? `your tenant's share of ${this.options.tenantConnections} connections on this instance is in use`
-          : `this instance's connection budget of ${this.options.connectionBudget} is in use`,
-      );
-    this.reserve(source.tenantId, size);
+    if (this.shares.refusal(source.tenantId, size) !== undefined) this.closeIdle(0);
+    const refusal = this.shares.refusal(source.tenantId, size);
+    if (refusal !== undefined) throw new DatasourceUnavailableError(source.name, refusal);
+    this.shares.reserve(source.tenantId, size);
     e.pool = openReadPool(
       this.connector.clientConfig(e.endpoint, source.caPem, `gateway-datasource ${source.name}`),
       {
@@ -326,13 +247,6 @@ export class DatasourcePools implements OnModuleDestroy {
       },
     );
     return e.pool;
-  }
-
-  private reserve(tenantId: string, n: number): void {
-    this.reserved += n;
-    const left = (this.reservedBy.get(tenantId) ?? 0) + n;
-    if (left > 0) this.reservedBy.set(tenantId, left);
-    else this.reservedBy.delete(tenantId);
   }
 
   /** Closes the pools unused for `idleMs` with no connection in use. */
@@ -351,7 +265,7 @@ export class DatasourcePools implements OnModuleDestroy {
     const pool = e.pool;
     if (!pool) return;
     e.pool = undefined;
-    this.reserve(source.tenantId, -pool.stats().max);
+    this.shares.reserve(source.tenantId, -pool.stats().max);
     await pool.end();
   }
 
@@ -391,32 +305,12 @@ export class DatasourcePools implements OnModuleDestroy {
       );
       throw new DatasourceUnavailableError(name, 'its connection cannot be decrypted here');
     }
-    const endpoint = (label: string, url: string): Endpoint => {
-      // sealed before issue #37, a URL may hold what is no longer accepted: refused, not used
-      const parsed = parseSourceUrl(url);
-      if (!parsed.ok)
-        throw new DatasourceUnavailableError(
-          name,
-          'its connection is no longer accepted (register it again)',
-        );
-      return {
-        label,
-        endpoint: parsed.endpoint,
-        pool: undefined,
-        breaker: new CircuitBreaker(this.options.breakerFailures, this.options.breakerCooldownMs),
-        lastUsed: 0,
-      };
-    };
-    return {
+    return runningSource(
       tenantId,
-      name,
-      revision: stored.updatedAt,
-      poolMax: stored.poolMax,
-      caPem: connection.ca_pem,
-      primary: endpoint('primary', connection.url),
-      replicas: connection.replicas.map((url, i) => endpoint(`replica${i + 1}`, url)),
-      next: 0,
-    };
+      stored,
+      connection,
+      () => new CircuitBreaker(this.options.breakerFailures, this.options.breakerCooldownMs),
+    );
   }
 }
 

@@ -73,11 +73,14 @@ export class ReportExecutor {
       ...tool.parameterValues(checked.args, principal),
       ...paged.pageValues(checked.page, pageSize),
     ];
+    // a pass_identity source is told who asks (issue #42); its answers are keyed on it too
+    const claims =
+      source?.passIdentity && this.sources ? this.sources.claimsOf(principal) : undefined;
     const read = (readSignal?: AbortSignal) =>
       this.readPage(
         catalog,
         tool,
-        { source, sourceName, values, timeoutMs, maxBytes },
+        { source, sourceName, values, timeoutMs, maxBytes, claims },
         {
           page: checked.page,
           pageSize,
@@ -96,7 +99,7 @@ export class ReportExecutor {
         scope: await this.results.scope(catalog.tenant),
         reportId: tool.report.id,
         catalogVersion: catalog.version,
-        sourceRevision: source?.revision ?? '',
+        sourceRevision: `${source?.revision ?? ''}${claims === undefined ? '' : `\0${claims}`}`,
         text: paged.text,
         values,
       },
@@ -115,11 +118,12 @@ export class ReportExecutor {
       values: unknown[];
       timeoutMs: number;
       maxBytes: number;
+      claims?: string;
     },
     paging: { page: number; pageSize: number; signal?: AbortSignal },
   ): Promise<ToolCallOutcome> {
     const name = tool.definition.name;
-    const { source, sourceName, values, timeoutMs, maxBytes } = q;
+    const { source, sourceName, values, timeoutMs, maxBytes, claims } = q;
     const { pageSize, signal } = paging;
     const paged = tool.pagedQuery;
     let result: GuardedReadResult;
@@ -137,6 +141,7 @@ export class ReportExecutor {
                 tool,
               ),
               signal,
+              claims,
             })
           : await this.read(
               catalog.tenant,
@@ -207,6 +212,7 @@ export class ReportExecutor {
       timeoutMs: number;
       statement: NamedStatement;
       signal?: AbortSignal;
+      claims?: string;
     },
   ): Promise<GuardedReadResult> {
     if (!this.sources)
@@ -214,7 +220,7 @@ export class ReportExecutor {
     const session = sourceSessionSetup(
       source.schema,
       { ...sessionLimits(this.options), statementTimeoutMs: read.timeoutMs },
-      { traceId: activeTraceId(), customPlans: true },
+      { traceId: activeTraceId(), customPlans: true, claims: read.claims },
     );
     const attributes = {
       'db.system': 'postgresql',

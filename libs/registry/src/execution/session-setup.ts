@@ -36,6 +36,11 @@ export interface SessionPurpose {
    * slower; the statement is still parsed only once per connection.
    */
   customPlans?: boolean;
+  /**
+   * On a `pass_identity` source (issue #42): the caller's identity as JSON, set as the
+   * transaction's `request.jwt.claims` (PostgREST's convention) for the server's own policies.
+   */
+  claims?: string;
 }
 
 /**
@@ -76,7 +81,7 @@ export function sourceSessionSetup(
 function session(
   dataSchema: string,
   limits: SessionLimits,
-  { traceId, customPlans }: SessionPurpose,
+  { traceId, customPlans, claims }: SessionPurpose,
   /** the tenant whose reader role the session takes; undefined: the login's own */
   tenantId?: string,
 ): string[] {
@@ -104,7 +109,19 @@ function session(
     ...(traceId ? [['application_name', `gateway trace=${traceId}`] as [string, string]] : []),
     ...(tenantId !== undefined ? [['role', readerRole(tenantId)] as [string, string]] : []),
   ];
+  const identity =
+    claims === undefined ? '' : `, set_config('request.jwt.claims', ${literal(claims)}, true)`;
   return [
-    `SELECT ${settings.map(([name, value]) => `set_config('${name}', '${value}', true)`).join(', ')}`,
+    `SELECT ${settings.map(([name, value]) => `set_config('${name}', '${value}', true)`).join(', ')}${identity}`,
   ];
+}
+
+/**
+ * Text as an escape-string literal: E'...' reads backslashes as escapes whatever the server's
+ * standard_conforming_strings, so doubling them and the quotes is the whole of it. Only JSON
+ * the gateway serialised itself comes here, bounded in size.
+ */
+function literal(text: string): string {
+  if (text.length > 8192 || text.includes('\0')) throw new Error('refusing an identity this large');
+  return `E'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
