@@ -214,4 +214,17 @@ describe('result cache (e2e, two replicas, Postgres and Redis)', () => {
       first.structuredContent.rows[0].read_at,
     );
   });
+
+  it('keeps cache_ttl_seconds in the admin API and refuses one past a day', async () => {
+    const got = await pair.a.request('/v1/admin/reports/cached_customer', { as: admin });
+    expect(
+      ((await got.json()) as { report: { cache_ttl_seconds: number } }).report.cache_ttl_seconds,
+    ).toBe(600);
+    const tooLong = await put(pair.a, admin, 'cached_customer', {
+      ...CUSTOMER,
+      cache_ttl_seconds: 86_401,
+    });
+    expect(tooLong.status).toBe(422);
+    expect(await tooLong.text()).toMatch(/cache_ttl_seconds/);
+  });
 });
