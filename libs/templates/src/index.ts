@@ -17,4 +17,6 @@ export * from './report-validation';
 export * from './shared-values';
 export * from './sql-binding';
 export * from './sql-guard';
+export { checkMysqlTemplate } from './mysql-guard/mysql-guard';
+export type { MysqlScope, MysqlVerdict } from './mysql-guard/mysql-guard';
 export * from './sql-lexer';
