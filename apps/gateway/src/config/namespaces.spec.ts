@@ -42,6 +42,7 @@ describe('config namespaces', () => {
       cacheTtlSeconds: 60,
       staleAfterMs: 250,
       usage: { retentionDays: 30, flushMs: 10_000 },
+      resultCache: { maxBytes: 64 * 1024 * 1024, maxEntryBytes: 1024 * 1024 },
       datasources: {
         key: Buffer.alloc(32, 0xaa),
         previousKeys: [],
@@ -51,6 +52,7 @@ describe('config namespaces', () => {
         maxPool: 10,
         maxStatementTimeoutMs: 60_000,
         networks: expect.objectContaining({ spec: ['public'] }),
+        identityClaims: [],
         idleCloseMs: 60_000,
         breakerFailures: 3,
         breakerCooldownMs: 5000,
