@@ -1,5 +1,14 @@
 import type { FieldTypeName, FilterTypeName } from './database';
 
+/** A demo report's chart hint (the shape of @app/templates' ChartHint; db/ imports no lib). */
+export interface DemoChart {
+  type: 'bar' | 'line' | 'area' | 'pie' | 'table';
+  x?: string;
+  y?: string[];
+  series?: string;
+  format?: Record<string, 'currency' | 'percent' | 'integer' | 'number'>;
+}
+
 /**
  * The demo catalog: the same report set for every demo tenant, over that tenant's own
  * data. Tests and the README rely on these facts (names, categories, grants, contexts).
@@ -21,6 +30,8 @@ export interface DemoReport {
   sql: string;
   filters: DemoFilter[];
   fields: Array<[name: string, type: FieldTypeName, description: string]>;
+  /** how its rows are drawn; absent: inferred from the fields */
+  chart?: DemoChart;
 }
 
 const REGION: DemoFilter = {
@@ -51,6 +62,12 @@ WHERE (:region IS NULL OR o.region = :region)
 GROUP BY o.region
 ORDER BY o.region`,
     filters: [REGION, ORDER_DATE],
+    chart: {
+      type: 'bar',
+      x: 'region',
+      y: ['total_amount', 'order_count'],
+      format: { total_amount: 'currency' },
+    },
     fields: [
       ['region', 'string', 'sales region'],
       ['order_count', 'integer', 'number of orders'],
@@ -75,6 +92,12 @@ ORDER BY 1`,
         default_value: 2025,
       },
     ],
+    chart: {
+      type: 'line',
+      x: 'month',
+      y: ['revenue', 'order_count'],
+      format: { revenue: 'currency' },
+    },
     fields: [
       ['month', 'date', 'first day of the month'],
       ['revenue', 'number', 'revenue in USD'],
@@ -92,6 +115,12 @@ WHERE (:region IS NULL OR o.region = :region) AND ${ORDER_DATE_CLAUSE}
 GROUP BY o.region
 ORDER BY o.region`,
     filters: [REGION, ORDER_DATE],
+    chart: {
+      type: 'bar',
+      x: 'region',
+      y: ['avg_order_value', 'min_order', 'max_order'],
+      format: { avg_order_value: 'currency', min_order: 'currency', max_order: 'currency' },
+    },
     fields: [
       ['region', 'string', 'sales region'],
       ['avg_order_value', 'number', 'average order total in USD'],
@@ -119,6 +148,12 @@ ORDER BY total_spent DESC, c.id`,
       },
       { name: 'min_total', type: 'number', description: 'minimum total spend in USD' },
     ],
+    chart: {
+      type: 'bar',
+      x: 'customer_name',
+      y: ['total_spent'],
+      format: { total_spent: 'currency' },
+    },
     fields: [
       ['customer_id', 'integer', 'customer id'],
       ['customer_name', 'string', 'customer name'],
@@ -147,6 +182,12 @@ ORDER BY o.status`,
       },
       { name: 'since', type: 'date', description: 'only orders on or after this day' },
     ],
+    chart: {
+      type: 'bar',
+      x: 'status',
+      y: ['order_count', 'total_amount'],
+      format: { total_amount: 'currency' },
+    },
     fields: [
       ['status', 'string', 'fulfilment status'],
       ['order_count', 'integer', 'orders'],
@@ -166,6 +207,7 @@ JOIN products p ON p.id = i.product_id
 WHERE o.id = :order_id
 ORDER BY i.line_no`,
     filters: [{ name: 'order_id', type: 'integer', description: 'order number', required: true }],
+    chart: { type: 'table', format: { unit_price: 'currency' } },
     fields: [
       ['order_id', 'integer', 'order number'],
       ['order_date', 'date', 'order date'],
@@ -194,6 +236,7 @@ ORDER BY c.segment, c.region`,
         enum_values: ['enterprise', 'mid_market', 'smb'],
       },
     ],
+    chart: { type: 'bar', x: 'segment', y: ['customer_count'], series: 'region' },
     fields: [
       ['segment', 'string', 'customer segment'],
       ['region', 'string', 'region'],
@@ -226,6 +269,7 @@ ORDER BY p.sku`,
         default_value: false,
       },
     ],
+    chart: { type: 'table', format: { unit_price: 'currency' } },
     fields: [
       ['sku', 'string', 'stock keeping unit'],
       ['name', 'string', 'product name'],
@@ -279,6 +323,12 @@ WHERE o.region = :claim_region AND ${ORDER_DATE_CLAUSE}
 GROUP BY o.region, 2
 ORDER BY 2`,
     filters: [ORDER_DATE],
+    chart: {
+      type: 'line',
+      x: 'month',
+      y: ['total_amount', 'order_count'],
+      format: { total_amount: 'currency' },
+    },
     fields: [
       ['region', 'string', "the caller's region"],
       ['month', 'date', 'first day of the month'],
@@ -303,6 +353,12 @@ ORDER BY o.order_date DESC, o.id DESC`,
         enum_values: ['pending', 'shipped', 'delivered', 'cancelled', 'returned'],
       },
     ],
+    chart: {
+      type: 'line',
+      x: 'order_date',
+      y: ['total_amount'],
+      format: { total_amount: 'currency' },
+    },
     fields: [
       ['order_id', 'integer', 'order number'],
       ['order_date', 'date', 'order date'],

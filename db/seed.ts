@@ -46,6 +46,7 @@ function demoReportRows(r: DemoReport): ReportRows {
       description: r.description,
       sql_template: r.sql,
       category: r.category,
+      chart: r.chart ? JSON.stringify(r.chart) : null,
     },
     filters: r.filters.map((f) => ({
       name: f.name,
