@@ -13,13 +13,13 @@ const ROW_PX = 18;
 
 /** How wide a column's text is drawn: the widest of its title and its cells, within bounds. */
 export function columnWidth(field: FrameField, rows: readonly Record<string, unknown>[]): number {
-  let chars = field.title.length;
+  let px = field.title.length * TITLE_CHAR_PX;
   for (const row of rows) {
     const value = row[field.name];
     if (value !== null && value !== undefined)
-      chars = Math.max(chars, cellText(field, value).length);
+      px = Math.max(px, cellText(field, value).length * CHAR_PX);
   }
-  return Math.round(Math.min(MAX_COLUMN_PX, Math.max(MIN_COLUMN_PX, chars * CHAR_PX + 8)));
+  return Math.round(Math.min(MAX_COLUMN_PX, Math.max(MIN_COLUMN_PX, px + 8)));
 }
 
 /** How wide a number reads once formatted with thousands separators (and a $ or %). */
