@@ -32,7 +32,9 @@ function rowStatements(s: string, orders: number, salt: number): string[] {
             -- a leading region and a small one: 42% east, 28% west, 18% north, 12% south
             (ARRAY['east','west','north','south'])[CASE WHEN (i * 37 + ${salt} * 11) % 100 < 42 THEN 1
               WHEN (i * 37 + ${salt} * 11) % 100 < 70 THEN 2 WHEN (i * 37 + ${salt} * 11) % 100 < 88 THEN 3 ELSE 4 END],
-            (ARRAY['enterprise','mid_market','smb'])[1 + (i * 13 + ${salt}) % 3],
+            -- few large accounts, many small ones: 15% enterprise, 30% mid_market, 55% smb
+            CASE WHEN (i * 53 + ${salt} * 7) % 100 < 15 THEN 'enterprise'
+                 WHEN (i * 53 + ${salt} * 7) % 100 < 45 THEN 'mid_market' ELSE 'smb' END,
             date '2022-01-01' + (i * 17 + ${salt}) % 1000
      FROM generate_series(1, 2000) AS g(i)`,
     `INSERT INTO ${s}.products

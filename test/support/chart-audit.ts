@@ -22,8 +22,11 @@ function units(spec: Spec, inherited: Values = []): Unit[] {
 const enc = (u: Unit) => u.spec.encoding as Record<string, Spec | undefined>;
 const measureChannel = (u: Unit) =>
   (['y', 'x'] as const).find((c) => enc(u)[c]?.type === 'quantitative');
+/** The category of bars and lines is on the other axis; the slices of a pie are its colours. */
 const categoryChannel = (u: Unit) =>
-  (['x', 'y'] as const).find((c) => c !== measureChannel(u) && enc(u)[c] !== undefined);
+  enc(u).theta
+    ? ('color' as const)
+    : (['x', 'y'] as const).find((c) => c !== measureChannel(u) && enc(u)[c] !== undefined);
 
 /** Per scale drawn: each measure on it (by title) and its largest absolute value. */
 export function measuresPerScale(spec: Spec): Array<Map<string, number>> {
@@ -68,12 +71,12 @@ export function drawnCategories(spec: Spec): string[][] {
   });
 }
 
-/** Each view's category labels: their texts and the angle they are drawn at. */
+/** Each view's category axis labels (a pie has a legend): their texts and their angle. */
 export function categoryLabels(spec: Spec): Array<{ labels: string[]; angle: number }> {
   return units(spec).flatMap((u) => {
     const channel = categoryChannel(u);
     const def = channel && enc(u)[channel];
-    if (!def || def.type !== 'nominal') return [];
+    if (!def || def.type !== 'nominal' || channel === 'color') return [];
     const axis = (def.axis ?? {}) as { labelAngle?: number; labels?: boolean };
     if (axis.labels === false) return [];
     const labels = [...new Set(u.values.map((r) => String(r[def.field as string])))];

@@ -224,6 +224,10 @@ describe('table charts', () => {
     );
     const spec = vegaLiteSpec({ type: 'table' }, SALES, SALES_ROWS, 't', DESCRIBED);
     const columnsDrawn = spec.hconcat as Array<{ width: number; mark: { limit: number } }>;
-    expect(columnsDrawn.map((c) => c.mark.limit)).toEqual(columnsDrawn.map((c) => c.width));
+    // a text is cut only past the widest a column gets, never inside a column sized for it
+    for (const c of columnsDrawn) {
+      expect(c.width).toBeLessThanOrEqual(260);
+      expect(c.mark.limit).toBeGreaterThanOrEqual(c.width);
+    }
   });
 });

@@ -28,7 +28,7 @@ export const VEGA_LITE_SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json
 const TIME_LABEL_KEY = 't';
 const WIDTH = 480;
 const HEIGHT = 260;
-const SMALL_HEIGHT = 150;
+const SMALL_HEIGHT = 180;
 
 type Spec = Record<string, unknown>;
 

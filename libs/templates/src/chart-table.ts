@@ -2,10 +2,14 @@ import { numberFormatOf, numberFormats } from './chart-axes';
 import { NUMERIC, ORDER_KEY } from './chart-frame';
 import type { FrameField } from './chart-frame';
 
-/** About the width of one character of Vega's default 11 px sans-serif text. */
-const CHAR_PX = 6.6;
-/** ... and of the bold column titles. */
-const TITLE_CHAR_PX = 7.4;
+/**
+ * A generous width of one character of Vega's default 11 px sans-serif text (DejaVu Sans,
+ * a wide face, where a browser or an SVG viewer draws it), and of the bold column titles.
+ * Vega cuts a text only past `limit`, which it measures (without a canvas) at 0.8 em per
+ * character: cells are cut only at MAX_COLUMN_PX, never inside a column sized for them.
+ */
+const CHAR_PX = 7.5;
+const TITLE_CHAR_PX = 8.2;
 const MIN_COLUMN_PX = 40;
 /** A column no wider than this: a longer cell is cut with an ellipsis (its tooltip: all). */
 const MAX_COLUMN_PX = 260;
@@ -49,14 +53,19 @@ export function tableView(
       const numeric = NUMERIC.has(f.type);
       const width = columnWidth(f, rows);
       return {
-        title: { text: f.title, anchor: numeric ? 'end' : 'start', fontSize: 11, limit: width },
+        title: {
+          text: f.title,
+          anchor: numeric ? 'end' : 'start',
+          fontSize: 11,
+          limit: MAX_COLUMN_PX,
+        },
         width,
         height: { step: ROW_PX },
         mark: {
           type: 'text',
           align: numeric ? 'right' : 'left',
           x: numeric ? width : 0,
-          limit: width,
+          limit: MAX_COLUMN_PX,
           tooltip: true,
         },
         encoding: {
