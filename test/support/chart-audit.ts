@@ -35,6 +35,15 @@ export function measuresPerScale(spec: Spec): Array<Map<string, number>> {
     if (!channel) return [];
     const field = enc(u)[channel]!.field as string;
     const sizes = new Map<string, number>();
+    // measures folded into one value field by Vega-Lite share that field's scale
+    const folds = ((u.spec.transform ?? []) as Array<{ fold?: string[]; as?: string[] }>).find(
+      (t) => t.fold && (t.as?.[1] ?? 'value') === field,
+    );
+    if (folds?.fold) {
+      for (const name of folds.fold)
+        sizes.set(name, Math.max(0, ...u.values.map((row) => Math.abs(Number(row[name]) || 0))));
+      return [sizes];
+    }
     for (const row of u.values) {
       const name = field === 'v' ? String(row.m) : String(enc(u)[channel]!.title ?? field);
       sizes.set(name, Math.max(sizes.get(name) ?? 0, Math.abs(Number(row[field]) || 0)));
