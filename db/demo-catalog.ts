@@ -1,14 +1,5 @@
 import type { FieldTypeName, FilterTypeName } from './database';
 
-/** A demo report's chart hint (the shape of @app/templates' ChartHint; db/ imports no lib). */
-export interface DemoChart {
-  type: 'bar' | 'line' | 'area' | 'pie' | 'table';
-  x?: string;
-  y?: string[];
-  series?: string;
-  format?: Record<string, 'currency' | 'percent' | 'integer' | 'number'>;
-}
-
 /**
  * The demo catalog: the same report set for every demo tenant, over that tenant's own
  * data. Tests and the README rely on these facts (names, categories, grants, contexts).
@@ -30,8 +21,6 @@ export interface DemoReport {
   sql: string;
   filters: DemoFilter[];
   fields: Array<[name: string, type: FieldTypeName, description: string]>;
-  /** how its rows are drawn; absent: inferred from the fields */
-  chart?: DemoChart;
 }
 
 const REGION: DemoFilter = {
@@ -62,12 +51,6 @@ WHERE (:region IS NULL OR o.region = :region)
 GROUP BY o.region
 ORDER BY o.region`,
     filters: [REGION, ORDER_DATE],
-    chart: {
-      type: 'bar',
-      x: 'region',
-      y: ['total_amount', 'order_count'],
-      format: { total_amount: 'currency' },
-    },
     fields: [
       ['region', 'string', 'sales region'],
       ['order_count', 'integer', 'number of orders'],
@@ -92,12 +75,6 @@ ORDER BY 1`,
         default_value: 2025,
       },
     ],
-    chart: {
-      type: 'line',
-      x: 'month',
-      y: ['revenue', 'order_count'],
-      format: { revenue: 'currency' },
-    },
     fields: [
       ['month', 'date', 'first day of the month'],
       ['revenue', 'number', 'revenue in USD'],
@@ -115,12 +92,6 @@ WHERE (:region IS NULL OR o.region = :region) AND ${ORDER_DATE_CLAUSE}
 GROUP BY o.region
 ORDER BY o.region`,
     filters: [REGION, ORDER_DATE],
-    chart: {
-      type: 'bar',
-      x: 'region',
-      y: ['avg_order_value', 'min_order', 'max_order'],
-      format: { avg_order_value: 'currency', min_order: 'currency', max_order: 'currency' },
-    },
     fields: [
       ['region', 'string', 'sales region'],
       ['avg_order_value', 'number', 'average order total in USD'],
@@ -148,12 +119,6 @@ ORDER BY total_spent DESC, c.id`,
       },
       { name: 'min_total', type: 'number', description: 'minimum total spend in USD' },
     ],
-    chart: {
-      type: 'bar',
-      x: 'customer_name',
-      y: ['total_spent'],
-      format: { total_spent: 'currency' },
-    },
     fields: [
       ['customer_id', 'integer', 'customer id'],
       ['customer_name', 'string', 'customer name'],
@@ -182,7 +147,6 @@ ORDER BY o.status`,
       },
       { name: 'since', type: 'date', description: 'only orders on or after this day' },
     ],
-    chart: { type: 'pie', x: 'status', y: ['order_count'], format: { total_amount: 'currency' } },
     fields: [
       ['status', 'string', 'fulfilment status'],
       ['order_count', 'integer', 'orders'],
@@ -202,7 +166,6 @@ JOIN products p ON p.id = i.product_id
 WHERE o.id = :order_id
 ORDER BY i.line_no`,
     filters: [{ name: 'order_id', type: 'integer', description: 'order number', required: true }],
-    chart: { type: 'table', format: { unit_price: 'currency' } },
     fields: [
       ['order_id', 'integer', 'order number'],
       ['order_date', 'date', 'order date'],
@@ -231,7 +194,6 @@ ORDER BY c.segment, c.region`,
         enum_values: ['enterprise', 'mid_market', 'smb'],
       },
     ],
-    chart: { type: 'bar', x: 'segment', y: ['customer_count'], series: 'region' },
     fields: [
       ['segment', 'string', 'customer segment'],
       ['region', 'string', 'region'],
@@ -264,7 +226,6 @@ ORDER BY p.sku`,
         default_value: false,
       },
     ],
-    chart: { type: 'table', format: { unit_price: 'currency' } },
     fields: [
       ['sku', 'string', 'stock keeping unit'],
       ['name', 'string', 'product name'],
@@ -318,12 +279,6 @@ WHERE o.region = :claim_region AND ${ORDER_DATE_CLAUSE}
 GROUP BY o.region, 2
 ORDER BY 2`,
     filters: [ORDER_DATE],
-    chart: {
-      type: 'area',
-      x: 'month',
-      y: ['total_amount', 'order_count'],
-      format: { total_amount: 'currency' },
-    },
     fields: [
       ['region', 'string', "the caller's region"],
       ['month', 'date', 'first day of the month'],
@@ -348,7 +303,6 @@ ORDER BY o.order_date DESC, o.id DESC`,
         enum_values: ['pending', 'shipped', 'delivered', 'cancelled', 'returned'],
       },
     ],
-    chart: { type: 'table', format: { total_amount: 'currency' } },
     fields: [
       ['order_id', 'integer', 'order number'],
       ['order_date', 'date', 'order date'],

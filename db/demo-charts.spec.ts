@@ -2,6 +2,7 @@ import { chartOf, vegaLiteSpec } from '@app/templates';
 import type { ChartHint, ReportField } from '@app/templates';
 import { categoryLabels, drawnCategories, worstScaleRatio } from '../test/support/chart-audit';
 import { DEMO_REPORTS } from './demo-catalog';
+import { DEMO_CHARTS } from './demo-chart-hints';
 
 /**
  * Every demo report's chart, drawn from rows shaped like its own (#40): its categories in an
@@ -32,7 +33,11 @@ const reports = DEMO_REPORTS.map((r) => {
     type,
     description,
   }));
-  return { id: r.id, fields, chart: chartOf({ chart: r.chart as ChartHint, fields }) };
+  return {
+    id: r.id,
+    fields,
+    chart: chartOf({ chart: DEMO_CHARTS[r.id] as ChartHint | undefined, fields }),
+  };
 });
 
 describe.each(reports)('the demo report $id', ({ fields, chart }) => {
