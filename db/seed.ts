@@ -3,6 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './database';
 import { DEMO_CONTEXTS, DEMO_REPORTS, DEMO_ROLES, DEMO_TABLES, DEMO_TENANTS } from './demo-catalog';
 import type { DemoReport } from './demo-catalog';
+import { DEMO_CHARTS } from './demo-chart-hints';
 import { demoDataStatements } from './demo-data';
 import { writeReportRows } from './report-rows.repository';
 import type { ReportRows } from './report-rows.repository';
@@ -46,6 +47,7 @@ function demoReportRows(r: DemoReport): ReportRows {
       description: r.description,
       sql_template: r.sql,
       category: r.category,
+      chart: DEMO_CHARTS[r.id] ? JSON.stringify(DEMO_CHARTS[r.id]) : null,
     },
     filters: r.filters.map((f) => ({
       name: f.name,

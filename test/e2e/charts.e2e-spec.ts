@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { categoryLabels, drawnCategories, worstScaleRatio } from '../support/chart-audit';
 import { changeCatalog, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 
@@ -63,7 +64,7 @@ describe('report charts over REST (e2e, real Postgres)', () => {
       expect(vl.body.chart?.format).toBe('vega-lite');
       const spec = vl.body.chart!.spec!;
       expect(spec.$schema).toBe('https://vega.github.io/schema/vega-lite/v6.json');
-      expect((spec.data as { values: unknown[] }).values).toEqual(vl.body.result!.rows);
+      expect(Array.isArray((spec.data as { values: unknown[] }).values)).toBe(true);
       const svg = await call(name, args, 'svg');
       expect(svg.body.is_error).toBe(false);
       expect(svg.body.chart?.error).toBeUndefined();
@@ -71,6 +72,89 @@ describe('report charts over REST (e2e, real Postgres)', () => {
       expect(svg.body.chart?.type).toBe(vl.body.chart?.type);
     }
   }, 120_000);
+
+  it("draws every demo report as an analyst would keep it: scales that fit, the rows' order, level short labels", async () => {
+    for (const name of await reports()) {
+      const id = name.replace('query_report_', '');
+      const args = id === 'order_lookup' ? { order_id: 7 } : {};
+      const { body } = await call(name, args, 'vega-lite');
+      const spec = body.chart!.spec!;
+      // no two measures whose largest values differ by more than 10x share one scale
+      expect(worstScaleRatio(spec)).toBeLessThanOrEqual(10);
+      const doc = (await (await gw.request(`/v1/admin/reports/${id}`, { as: admin })).json()) as {
+        report: { chart?: { type: string; x?: string; series?: string } };
+      };
+      const x = doc.report.chart?.x;
+      if (!x || doc.report.chart?.type === 'table') continue;
+      const rows = body.result!.rows as Array<Record<string, unknown>>;
+      const categories = [...new Set(rows.map((r) => String(r[x])))];
+      if (
+        rows.length === 0 ||
+        typeof rows[0][x] !== 'string' ||
+        /^\d{4}-\d{2}-\d{2}/.test(String(rows[0][x]))
+      )
+        continue;
+      // the rows' order; past 12 categories the first 11 (ranked rows) and the rest as "other"
+      const folded =
+        categories.length > 12 && !doc.report.chart?.series
+          ? [...categories.slice(0, 11), `other (${categories.length - 11})`]
+          : categories;
+      for (const drawn of drawnCategories(spec))
+        expect({ id, drawn }).toEqual({ id, drawn: folded });
+      const fit = folded.length <= 12 && folded.every((c) => c.length <= 10);
+      for (const axis of categoryLabels(spec))
+        if (fit) expect({ id, angle: axis.angle }).toEqual({ id, angle: 0 });
+    }
+  }, 120_000);
+
+  it('draws top_customers, the ranked demo report, as bars in its ranking', async () => {
+    const { body } = await call('query_report_top_customers', { page_size: 8 }, 'vega-lite');
+    expect(body.chart?.type).toBe('bar');
+    const rows = body.result!.rows as Array<{ customer_name: string; total_spent: number }>;
+    const spent = rows.map((r) => Number(r.total_spent));
+    expect(spent).toEqual([...spent].sort((a, b) => b - a));
+    expect(drawnCategories(body.chart!.spec!)).toEqual([rows.map((r) => r.customer_name)]);
+  });
+
+  it('draws a report whose field names hold a backslash, a quote and brackets', async () => {
+    const put = await gw.request('/v1/admin/reports/odd_names', {
+      method: 'PUT',
+      as: admin,
+      json: {
+        name: 'Odd names',
+        description: 'Field names that mean something in Vega expressions',
+        category: 'sales',
+        sql_template:
+          'SELECT o.region AS "r\\", count(*) AS "a""b", sum(o.total_amount) AS "c[0]" FROM orders o GROUP BY 1 ORDER BY 2 DESC',
+        fields: [
+          { name: 'r\\', type: 'string', description: 'a \\ region "quoted"' },
+          { name: 'a"b', type: 'integer' },
+          { name: 'c[0]', type: 'number' },
+        ],
+        chart: { type: 'bar', x: 'r\\', y: ['a"b', 'c[0]'], format: { 'c[0]': 'currency' } },
+      },
+    });
+    expect(put.status).toBe(201);
+    const drawn = await call('query_report_odd_names', {}, 'svg');
+    expect(drawn.body.chart?.error).toBeUndefined();
+    expect(drawn.body.chart?.svg).toMatch(/^<svg/);
+    const refused = await gw.request('/v1/admin/reports/odd_names', {
+      method: 'PUT',
+      as: admin,
+      json: {
+        ...(
+          (await (await gw.request('/v1/admin/reports/odd_names', { as: admin })).json()) as {
+            report: Record<string, unknown>;
+          }
+        ).report,
+        chart: { type: 'bar', x: 'r\\', y: ['a"b'], format: { 'r\\': 'currency' } },
+      },
+    });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+      'chart.format["r\\\\"]: "r\\" is string, and only numeric fields take a format',
+    );
+  });
 
   it('infers the chart: a line over months for revenue, bars for sales by region', async () => {
     const revenue = await call('query_report_revenue_by_month', {}, 'vega-lite');

@@ -6,10 +6,14 @@ import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextp
 import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import embed from 'vega-embed';
 import { expressionInterpreter } from 'vega-interpreter';
-import { CHART_META_KEY, inferChart } from '../../../libs/templates/src/chart';
+import {
+  CHART_FIELDS_META_KEY,
+  CHART_META_KEY,
+  inferChart,
+} from '../../../libs/templates/src/chart';
 import type { ChartHint } from '../../../libs/templates/src/chart';
 import { vegaLiteSpec } from '../../../libs/templates/src/chart-spec';
-import type { ChartColumn } from '../../../libs/templates/src/chart-spec';
+import type { ChartColumn, ChartFieldInfo } from '../../../libs/templates/src/chart-spec';
 import type { FieldType } from '../../../libs/templates/src/report';
 
 interface Page {
@@ -31,6 +35,7 @@ const status = document.getElementById('status')!;
 const chartBox = document.getElementById('chart')!;
 const tableBox = document.getElementById('table')!;
 let hint: ChartHint | undefined;
+let described: ChartFieldInfo[] = [];
 let dark = false;
 let last: ToolResult | undefined;
 
@@ -103,7 +108,7 @@ async function draw(result: ToolResult): Promise<void> {
   );
   drawTable(page);
   if (chart.type !== 'table') {
-    const spec = vegaLiteSpec(chart, page.columns, page.rows, '');
+    const spec = vegaLiteSpec(chart, page.columns, page.rows, '', described);
     await embed(chartBox, spec as never, {
       renderer: 'svg',
       actions: false,
@@ -127,6 +132,13 @@ function follow(context: McpUiHostContext | undefined): void {
   const meta = (context.toolInfo?.tool as { _meta?: Record<string, unknown> } | undefined)?._meta;
   const declared = meta?.[CHART_META_KEY];
   if (declared && typeof declared === 'object') hint = declared as ChartHint;
+  const fields = meta?.[CHART_FIELDS_META_KEY];
+  if (Array.isArray(fields))
+    described = fields.filter(
+      (f): f is ChartFieldInfo =>
+        typeof (f as ChartFieldInfo | null)?.name === 'string' &&
+        typeof ((f as ChartFieldInfo).description ?? '') === 'string',
+    );
 }
 
 const app = new App({ name: 'report-tool-gateway-chart-view', version: '1.0.0' });

@@ -1,5 +1,4 @@
 import { chartOf, chartProblems, inferChart } from './chart';
-import { vegaLiteSpec } from './chart-spec';
 import type { ReportField } from './report';
 
 const field = (name: string, type: ReportField['type']): ReportField => ({
@@ -23,6 +22,14 @@ describe('chart hints', () => {
     ).toEqual([]);
     expect(messages({ type: 'pie', x: 'region', y: ['revenue'] })).toEqual([]);
     expect(messages({ type: 'table' })).toEqual([]);
+    expect(
+      messages({
+        type: 'bar',
+        x: 'region',
+        y: ['revenue'],
+        format: { revenue: 'currency', orders: 'integer' },
+      }),
+    ).toEqual([]);
   });
 
   it.each([
@@ -53,6 +60,18 @@ describe('chart hints', () => {
       'chart has unknown properties: colour',
     ],
     ['bar', 'chart must be an object'],
+    [
+      { type: 'bar', x: 'region', y: ['revenue'], format: { revenue: 'euros' } },
+      'chart.format["revenue"] must be one of currency, percent, integer, number; got "euros"',
+    ],
+    [
+      { type: 'bar', x: 'region', y: ['revenue'], format: { region: 'currency' } },
+      'chart.format["region"]: "region" is string, and only numeric fields take a format',
+    ],
+    [
+      { type: 'table', format: { 'r\\"]': 'currency' } },
+      'chart.format["r\\\\\\"]"]: "r\\\\\\"]" is not an output field of the report',
+    ],
     [{ type: 'bar', x: 3, y: ['revenue'] }, 'chart.x must be the name of an output field'],
   ])('refuses %j, naming the part', (chart, says) => {
     expect(messages(chart).join('; ')).toContain(says);
@@ -79,6 +98,10 @@ describe('chart hints', () => {
       },
     );
     expect(inferChart([field('a', 'string')])).toEqual({ type: 'table' });
+    // an identifier is a number, not a measure
+    expect(
+      inferChart([field('order_id', 'integer'), field('day', 'date'), field('total', 'number')]),
+    ).toEqual({ type: 'line', x: 'day', y: ['total'] });
   });
 
   it('uses the hint when there is one', () => {
@@ -86,55 +109,5 @@ describe('chart hints', () => {
       chartOf({ chart: { type: 'pie', x: 'region', y: ['orders'] }, fields: FIELDS }).type,
     ).toBe('pie');
     expect(chartOf({ fields: FIELDS }).type).toBe('line');
-  });
-});
-
-describe('vegaLiteSpec', () => {
-  const columns = FIELDS.map((f) => ({ name: f.name, type: f.type }));
-  const rows = [{ region: 'east', day: '2026-01-01', orders: '9007199254740993', revenue: 10.5 }];
-
-  it('draws one measure with the rows inline, numbers and dates parsed', () => {
-    const spec = vegaLiteSpec({ type: 'bar', x: 'region', y: ['revenue'] }, columns, rows, 'Sales');
-    expect(spec).toMatchObject({
-      title: 'Sales',
-      data: {
-        values: rows,
-        format: { parse: { orders: 'number', revenue: 'number', day: 'date' } },
-      },
-      mark: { type: 'bar' },
-      encoding: {
-        x: { field: 'region', type: 'nominal' },
-        y: { field: 'revenue', type: 'quantitative' },
-      },
-    });
-  });
-
-  it('folds several measures into colours, and a series into colours', () => {
-    const folded = vegaLiteSpec(
-      { type: 'line', x: 'day', y: ['orders', 'revenue'] },
-      columns,
-      rows,
-      't',
-    );
-    expect(folded.transform).toEqual([{ fold: ['orders', 'revenue'], as: ['measure', 'value'] }]);
-    expect(folded.encoding).toMatchObject({ x: { type: 'temporal' }, color: { field: 'measure' } });
-    const series = vegaLiteSpec(
-      { type: 'area', x: 'day', y: ['revenue'], series: 'region' },
-      columns,
-      rows,
-      't',
-    );
-    expect(series.encoding).toMatchObject({ color: { field: 'region' } });
-  });
-
-  it('draws a pie as arcs and a table as text columns', () => {
-    expect(
-      vegaLiteSpec({ type: 'pie', x: 'region', y: ['revenue'] }, columns, rows, 't'),
-    ).toMatchObject({
-      mark: { type: 'arc' },
-      encoding: { theta: { field: 'revenue' }, color: { field: 'region' } },
-    });
-    const table = vegaLiteSpec({ type: 'table' }, columns, rows, 't');
-    expect((table.hconcat as unknown[]).length).toBe(4);
   });
 });

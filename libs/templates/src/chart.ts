@@ -1,10 +1,22 @@
 import type { TemplateProblem } from './errors';
-import { CHART_META_KEY, CHART_TYPES, CHART_VIEW_URI } from './chart-hint';
+import {
+  CHART_FIELDS_META_KEY,
+  CHART_META_KEY,
+  CHART_TYPES,
+  CHART_VIEW_URI,
+  NUMBER_FORMATS,
+} from './chart-hint';
 import type { ChartHint } from './chart-hint';
 import type { FieldType, ReportField } from './report';
 
-export { CHART_META_KEY, CHART_TYPES, CHART_VIEW_URI } from './chart-hint';
-export type { ChartHint, ChartType } from './chart-hint';
+export {
+  CHART_FIELDS_META_KEY,
+  CHART_META_KEY,
+  CHART_TYPES,
+  CHART_VIEW_URI,
+  NUMBER_FORMATS,
+} from './chart-hint';
+export type { ChartHint, ChartType, NumberFormat } from './chart-hint';
 
 const NUMERIC: readonly FieldType[] = ['integer', 'number'];
 const TEMPORAL: readonly FieldType[] = ['date', 'timestamp'];
@@ -19,7 +31,9 @@ export function chartProblems(chart: unknown, fields: readonly ReportField[]): T
     return problems;
   }
   const hint = chart as Record<string, unknown>;
-  const extra = Object.keys(hint).filter((k) => !['type', 'x', 'y', 'series'].includes(k));
+  const extra = Object.keys(hint).filter(
+    (k) => !['type', 'x', 'y', 'series', 'format'].includes(k),
+  );
   if (extra.length > 0) add(`chart has unknown properties: ${extra.join(', ')}`);
   if (!(CHART_TYPES as readonly unknown[]).includes(hint.type)) {
     add(`chart.type must be one of ${CHART_TYPES.join(', ')}; got ${JSON.stringify(hint.type)}`);
@@ -38,6 +52,7 @@ export function chartProblems(chart: unknown, fields: readonly ReportField[]): T
       );
     return found;
   };
+  formatProblems(hint.format, byName, add);
   if (hint.type === 'table') {
     if (hint.x !== undefined) field('chart.x', hint.x);
     if (Array.isArray(hint.y)) hint.y.forEach((y, i) => field(`chart.y.${i}`, y));
@@ -64,12 +79,38 @@ export function chartProblems(chart: unknown, fields: readonly ReportField[]): T
   return problems;
 }
 
+/** `format` maps numeric output fields to one of NUMBER_FORMATS. */
+function formatProblems(
+  format: unknown,
+  byName: ReadonlyMap<string, ReportField>,
+  add: (message: string) => void,
+): void {
+  if (format === undefined) return;
+  if (typeof format !== 'object' || format === null || Array.isArray(format)) {
+    add('chart.format must be an object like {"<field>": "currency"}');
+    return;
+  }
+  for (const [name, value] of Object.entries(format)) {
+    const path = `chart.format[${JSON.stringify(name)}]`;
+    const target = byName.get(name);
+    if (!target) add(`${path}: ${JSON.stringify(name)} is not an output field of the report`);
+    else if (!NUMERIC.includes(target.type))
+      add(`${path}: "${name}" is ${target.type}, and only numeric fields take a format`);
+    if (!(NUMBER_FORMATS as readonly unknown[]).includes(value))
+      add(`${path} must be one of ${NUMBER_FORMATS.join(', ')}; got ${JSON.stringify(value)}`);
+  }
+}
+
 /**
  * The chart a report without a hint gets: a date or time field and numbers draw a line over
- * time; one text category and numbers draw bars; anything else is a table.
+ * time; one text category and numbers draw bars; anything else is a table. Identifiers
+ * (`id`, `*_id`) are not measures.
  */
 export function inferChart(fields: readonly ReportField[]): ChartHint {
-  const measures = fields.filter((f) => NUMERIC.includes(f.type)).map((f) => f.name);
+  // an identifier (`id`, `order_id`) is a number but not a measure
+  const measures = fields
+    .filter((f) => NUMERIC.includes(f.type) && !/(^|_)id$/.test(f.name))
+    .map((f) => f.name);
   const time = fields.find((f) => TEMPORAL.includes(f.type));
   const categories = fields.filter((f) => f.type === 'string');
   if (measures.length === 0) return { type: 'table' };
@@ -104,5 +145,9 @@ export function reportToolMeta(report: {
     ui: { resourceUri: CHART_VIEW_URI },
     'ui/resourceUri': CHART_VIEW_URI,
     [CHART_META_KEY]: chartOf(report),
+    [CHART_FIELDS_META_KEY]: report.fields.map((f) => ({
+      name: f.name,
+      description: f.description,
+    })),
   };
 }

@@ -1,5 +1,5 @@
 import Ajv from 'ajv';
-import { CHART_TYPES } from './chart';
+import { CHART_TYPES, NUMBER_FORMATS } from './chart';
 import type { ChartHint } from './chart';
 import type { TemplateProblem } from './errors';
 import type { FieldType, FilterType, ReportMetadata } from './report';
@@ -76,6 +76,11 @@ export const REPORT_DOCUMENT_SCHEMA = {
         x: { type: 'string' },
         y: { type: 'array', maxItems: 10, items: { type: 'string' } },
         series: { type: 'string' },
+        format: {
+          type: 'object',
+          maxProperties: 200,
+          additionalProperties: { type: 'string', enum: [...NUMBER_FORMATS] },
+        },
       },
     },
     run_as_task: { type: 'boolean' },

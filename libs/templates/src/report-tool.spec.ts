@@ -1,4 +1,4 @@
-import { CHART_META_KEY, CHART_VIEW_URI } from './chart-hint';
+import { CHART_FIELDS_META_KEY, CHART_META_KEY, CHART_VIEW_URI } from './chart-hint';
 import type { JsonSchema } from './json-schema';
 import type { TemplateError } from './errors';
 import { formatTool } from './formats';
@@ -172,6 +172,11 @@ describe('formats', () => {
         ui: { resourceUri: CHART_VIEW_URI },
         'ui/resourceUri': CHART_VIEW_URI,
         [CHART_META_KEY]: { type: 'bar', x: 'region', y: ['total_amount'] },
+        // the View titles its axes with the fields' descriptions (#40)
+        [CHART_FIELDS_META_KEY]: [
+          { name: 'region', description: '' },
+          { name: 'total_amount', description: '' },
+        ],
       },
       annotations: {
         title: 'Sales by region',

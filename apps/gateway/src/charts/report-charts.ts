@@ -49,7 +49,7 @@ export class ReportCharts {
     const chart = chartOf(report);
     return this.drawSpec(
       chart.type,
-      vegaLiteSpec(chart, page.columns, page.rows, report.name),
+      vegaLiteSpec(chart, page.columns, page.rows, report.name, report.fields),
       format,
     );
   }

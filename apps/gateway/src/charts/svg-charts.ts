@@ -14,17 +14,26 @@ const MAX_PENDING = 16;
  * The worker's program: Vega-Lite compiles the spec, Vega draws it with its headless SVG
  * renderer (no browser, no native canvas). Vega may not load anything: the data is inline.
  * Vega and Vega-Lite are ES modules; the worker imports them by file URL.
+ * Expressions (tooltips, label formats) are parsed to an AST and walked by `vega-interpreter`,
+ * as the MCP Apps View does, never compiled with `Function`; and `Function` itself throws in
+ * this worker, so a code path that would compile text is refused instead of run.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const refuse = () => Promise.reject(new Error('charts draw inline data only'));
+const noCode = () => { throw new EvalError('the chart worker compiles no code from text'); };
+const Guarded = new Proxy(Function, { apply: noCode, construct: noCode });
+Object.defineProperty(Function.prototype, 'constructor', { value: Guarded });
+globalThis.Function = Guarded;
 (async () => {
   const vega = await import(workerData.vega);
   const vl = await import(workerData.vegaLite);
+  const { expressionInterpreter } = await import(workerData.interpreter);
   const loader = { load: refuse, sanitize: refuse, http: refuse, file: refuse };
   parentPort.on('message', async ({ id, spec }) => {
     try {
-      const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none', loader });
+      const runtime = vega.parse(vl.compile(spec).spec, null, { ast: true });
+      const view = new vega.View(runtime, { renderer: 'none', loader, expr: expressionInterpreter });
       const svg = await view.toSVG();
       view.finalize();
       parentPort.postMessage({ id, svg });
@@ -88,6 +97,7 @@ export class SvgCharts implements OnModuleDestroy {
         workerData: {
           vega: moduleUrl('vega', 'build/vega.module.js'),
           vegaLite: moduleUrl('vega-lite', 'build/index.js'),
+          interpreter: moduleUrl('vega-interpreter', 'build/vega-interpreter.js'),
         },
         resourceLimits: { maxOldGenerationSizeMb: 256 },
       });

@@ -91,7 +91,7 @@ body { margin: 0; padding: 8px; background: var(--color-background-primary, tran
 #view { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
 #status { flex-basis: 100%; margin: 0; font-size: 13px; }
 #status.error { color: #c0392b; }
-#chart { flex: 1 1 320px; min-width: 0; }
+#chart { flex: 0 1 auto; min-width: 0; max-width: 100%; overflow-x: auto; }
 #table { flex: 1 1 240px; overflow: auto; max-height: 420px; font-size: 12px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { border-bottom: 1px solid rgba(127,127,127,.3); padding: 3px 6px; text-align: left; }
