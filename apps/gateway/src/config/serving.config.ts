@@ -57,14 +57,21 @@ export interface LimitSettings {
   userCallsPerMin: number;
   /** tool calls per tenant per minute, all instances together; 0 = no limit */
   tenantCallsPerMin: number;
-  /** report queries of one tenant running at once on this instance; 0 = no limit */
+  /**
+   * report queries of one tenant running at once on this instance; 0 = no limit. Default:
+   * three quarters of DB_POOL_SIZE (at least 1), so one tenant never takes the whole pool
+   */
   tenantConcurrentQueries: number;
+  /** how long a call over that limit waits for a slot before it is refused (0: refused at once) */
+  tenantQueueWaitMs: number;
   /** largest request body accepted */
   bodyBytes: number;
   /** meta_tool proposals per author per day, all instances together; 0 = no limit */
   proposalsPerAuthorPerDay: number;
-  /** open client connections on this instance; more are closed at once */
+  /** open client connections on this instance; past it the oldest still sending a head go first */
   maxConnections: number;
+  /** connections that have not yet carried an authenticated request, at most */
+  unauthenticatedConnections: number;
   /** time a client has to send its request headers */
   headersTimeoutMs: number;
   /** time a client has to send its whole request (headers and body) */
@@ -119,15 +126,31 @@ export function signalSettings(env: Env): SignalSettings {
   };
 }
 
-export function limitSettings(env: Env): LimitSettings {
+/** `dbPoolSize`: DB_POOL_SIZE, from which the tenant concurrency default is derived */
+export function limitSettings(env: Env, dbPoolSize = 10): LimitSettings {
+  const maxConnections = integer(env, 'LIMIT_CONNECTIONS', 2048, 1, 1_000_000);
   return {
     userCallsPerMin: integer(env, 'LIMIT_USER_CALLS_PER_MIN', 0, 0, 1_000_000),
     tenantCallsPerMin: integer(env, 'LIMIT_TENANT_CALLS_PER_MIN', 0, 0, 10_000_000),
-    tenantConcurrentQueries: integer(env, 'LIMIT_TENANT_CONCURRENT_QUERIES', 0, 0, 1000),
+    tenantConcurrentQueries: integer(
+      env,
+      'LIMIT_TENANT_CONCURRENT_QUERIES',
+      Math.max(1, Math.floor((dbPoolSize * 3) / 4)),
+      0,
+      1000,
+    ),
+    tenantQueueWaitMs: integer(env, 'LIMIT_TENANT_QUEUE_WAIT_MS', 3000, 0, 600_000),
     bodyBytes: integer(env, 'LIMIT_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     proposalsPerAuthorPerDay: integer(env, 'LIMIT_PROPOSALS_PER_AUTHOR_PER_DAY', 0, 0, 100_000),
-    maxConnections: integer(env, 'LIMIT_CONNECTIONS', 2048, 1, 1_000_000),
-    headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    maxConnections,
+    unauthenticatedConnections: integer(
+      env,
+      'LIMIT_UNAUTHENTICATED_CONNECTIONS',
+      Math.max(1, Math.floor(maxConnections / 2)),
+      1,
+      maxConnections,
+    ),
+    headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 5_000, 100, 600_000),
     requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
   };

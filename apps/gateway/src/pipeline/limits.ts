@@ -11,7 +11,10 @@ export type LimitName =
   | 'user_calls_per_min'
   | 'tenant_calls_per_min'
   | 'tenant_concurrent_queries'
-  | 'proposals_per_author_per_day';
+  | 'proposals_per_author_per_day'
+  | 'listen_streams_per_tenant'
+  | 'tasks_per_user'
+  | 'tasks_per_tenant';
 
 /** A refused request: HTTP 429 with Retry-After (REST), an isError result (MCP). */
 export class LimitError extends Error {
@@ -30,6 +33,9 @@ const WHAT: Record<LimitName, string> = {
   tenant_calls_per_min: "your organisation's tool calls per minute",
   tenant_concurrent_queries: "your organisation's queries running at once",
   proposals_per_author_per_day: 'your meta_tool proposals per day',
+  listen_streams_per_tenant: "your organisation's open subscriptions/listen streams",
+  tasks_per_user: 'your tasks still working',
+  tasks_per_tenant: "your organisation's tasks still working",
 };
 
 /**

@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { gatewayConfig } from '../../config/gateway.config';
 import type { GatewayConfig } from '../../config/gateway.config';
 import { ERRORS, RPC } from '../../errors';
+import { LimitError } from '../../pipeline/limits';
 import { RequestPipeline } from '../../pipeline/request-pipeline';
 import { ChartViewResource } from '../chart-view.resource';
 import { McpServerFactory } from '../mcp-server.factory';
@@ -232,6 +233,13 @@ export class McpStateless {
       const { http, jsonRpc } = ERRORS[err.code];
       this.pipeline.noteOutcome(err.code);
       return send(raw, http, errorFrame(id, jsonRpc ?? RPC.internalError, err.message));
+    }
+    if (err instanceof LimitError) {
+      this.pipeline.noteOutcome(err.code);
+      raw.setHeader('retry-after', String(err.retryAfterSeconds));
+      const data = { limit: err.limit, retryAfterSeconds: err.retryAfterSeconds };
+      const { http, jsonRpc } = ERRORS.RATE_LIMITED;
+      return send(raw, http, errorFrame(id, jsonRpc ?? RPC.invalidRequest, err.message, data));
     }
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'number' && err instanceof Error)
