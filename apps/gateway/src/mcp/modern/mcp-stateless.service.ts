@@ -126,6 +126,7 @@ export class McpStateless {
     const immediately = await this.declaresRunAsTask(caller.principal, params.name);
     const ran = await this.tasks.run(
       caller.principal,
+      toolOfCall(params),
       this.servers.call(caller.principal, caller.context, params).then((c) => ({ ...c.result })),
       { immediately },
     );
@@ -247,6 +248,12 @@ export class McpStateless {
     this.pipeline.noteOutcome('INTERNAL');
     send(raw, 500, errorFrame(id, RPC.internalError, 'internal error'));
   }
+}
+
+/** The tool a call runs: call_tool's inner tool, else the one named. */
+function toolOfCall(params: { name: string; arguments?: Record<string, unknown> }): string {
+  const inner = params.arguments?.name;
+  return params.name === 'call_tool' && typeof inner === 'string' ? inner : params.name;
 }
 
 function taskIdOf(request: JSONRPCRequest): unknown {
