@@ -33,6 +33,14 @@ export interface RequestContext {
   refusal?: Error;
   /** long-lived (an MCP notification stream): not waited for at shutdown */
   stream?: boolean;
+  /** aborted when the client goes away before its response is complete (made on first use) */
+  abort?: AbortController;
+}
+
+/** The signal that the request's client went away (`end` aborts it; see RequestPipeline). */
+export function requestSignal(ctx: RequestContext): AbortSignal {
+  ctx.abort ??= new AbortController();
+  return ctx.abort.signal;
 }
 
 /**
