@@ -14,6 +14,7 @@ import { logSettings, metricsSettings, tracingSettings } from './observability.c
 import type { LogSettings, MetricsSettings, TracingSettings } from './observability.config';
 import {
   cacheSettings,
+  chartSettings,
   limitSettings,
   reportSettings,
   toolSettings,
@@ -21,6 +22,7 @@ import {
 } from './serving.config';
 import type {
   CacheSettings,
+  ChartSettings,
   LimitSettings,
   ReportSettings,
   ToolSettings,
@@ -64,6 +66,7 @@ export interface GatewaySettings {
     directory: string;
   };
   cache: CacheSettings;
+  charts: ChartSettings;
   usage: UsageTableSettings;
   log: LogSettings;
   metrics: MetricsSettings;
@@ -113,6 +116,7 @@ export function loadSettings(env: Env = process.env): GatewaySettings {
     tools: toolSettings(env),
     console: { directory: env.CONSOLE_DIR || 'apps/console/dist' },
     cache: cacheSettings(env),
+    charts: chartSettings(env),
     usage: usageSettings(env),
     log: logSettings(env),
     metrics: metricsSettings(env),

@@ -43,6 +43,14 @@ export interface CacheSettings {
   staleAfterMs: number;
 }
 
+/** SVG charts drawn by the gateway: CHART_*, CHARTS_*. */
+export interface ChartSettings {
+  /** charts of one tenant waiting or being drawn at once; more are refused at once */
+  perTenant: number;
+  /** how long a chart may take from being asked to its SVG (waiting included) */
+  timeoutMs: number;
+}
+
 /** The per-tenant usage table: USAGE_*. */
 export interface UsageTableSettings {
   /** hours older than this many days are deleted; 0 records no usage */
@@ -93,6 +101,13 @@ export function cacheSettings(env: Env): CacheSettings {
   return {
     ttlSeconds: integer(env, 'CACHE_TTL_SECONDS', 1800, 1, 7 * 24 * 3600),
     staleAfterMs: integer(env, 'CATALOG_STALE_AFTER_MS', 1000, 0, 600_000),
+  };
+}
+
+export function chartSettings(env: Env): ChartSettings {
+  return {
+    perTenant: integer(env, 'CHARTS_PER_TENANT', 4, 1, 1000),
+    timeoutMs: integer(env, 'CHART_TIMEOUT_MS', 5000, 100, 600_000),
   };
 }
 
