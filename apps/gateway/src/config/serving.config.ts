@@ -33,6 +33,10 @@ export interface SignalSettings {
   historyWeight: number;
   historyHalfLifeDays: number;
   historyMaxAgeDays: number;
+  /** distinct users a tool needs before past questions count for colleagues */
+  historyMinUsers: number;
+  /** history records one user adds per day (per instance) */
+  historyPerUserPerDay: number;
 }
 
 /** Catalog caches: CACHE_TTL_SECONDS, CATALOG_STALE_AFTER_MS. */
@@ -138,6 +142,8 @@ export function signalSettings(env: Env): SignalSettings {
     historyWeight: decimal(env, 'SELECTION_HISTORY_WEIGHT', 0.3, 0, 10),
     historyHalfLifeDays: halfLife,
     historyMaxAgeDays: decimal(env, 'SELECTION_HISTORY_MAX_AGE_DAYS', 180, halfLife, 3650),
+    historyMinUsers: integer(env, 'SELECTION_HISTORY_MIN_USERS', 3, 1, 1000),
+    historyPerUserPerDay: integer(env, 'SELECTION_HISTORY_PER_USER_PER_DAY', 20, 1, 100_000),
   };
 }
 
