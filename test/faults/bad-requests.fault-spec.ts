@@ -1,7 +1,9 @@
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { sql } from 'kysely';
+import { eventually } from '../support/eventually';
 import { mintToken, startGateway } from '../support/gateway';
+import { openListen } from '../support/mcp-modern';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 
 /**
@@ -298,31 +300,51 @@ describe('HTTP connection cap (e2e)', () => {
   let gw: RunningGateway;
 
   beforeAll(async () => {
-    gw = await startGateway({ LIMIT_CONNECTIONS: '3' });
+    gw = await startGateway({ LIMIT_CONNECTIONS: '3', LIMIT_UNAUTHENTICATED_CONNECTIONS: '3' });
   });
   afterAll(() => gw.close());
 
-  it('closes connections past LIMIT_CONNECTIONS at once and serves again when they go', async () => {
-    const port = Number(new URL(gw.baseUrl).port);
-    const held = await Promise.all(
+  const held = (port: number, n: number) =>
+    Promise.all(
       Array.from(
-        { length: 3 },
+        { length: n },
         () =>
           new Promise<Socket>((resolve) => {
             const socket = connect(port, '127.0.0.1', () => resolve(socket));
+            socket.on('error', () => undefined);
           }),
       ),
     );
+
+  it('at LIMIT_CONNECTIONS a new connection evicts the oldest one still in its request head, and is served', async () => {
+    const port = Number(new URL(gw.baseUrl).port);
+    const idle = await held(port, 3);
+    const oldestClosed = new Promise<void>((resolve) => idle[0].once('close', () => resolve()));
     const extra = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    expect(extra.status).toBeUndefined();
-    expect(extra.closedByServer).toBe(true);
-    for (const socket of held) socket.destroy();
-    // the server counts a closed connection when it sees the close: poll until it is admitted
-    let ok = false;
-    for (let attempt = 0; attempt < 50 && !ok; attempt++) {
-      const res = await fetch(`${gw.baseUrl}/healthz`).catch(() => undefined);
-      ok = res?.status === 200;
+    expect(extra.status).toBe(200);
+    await oldestClosed;
+    expect(idle[1].destroyed || idle[2].destroyed).toBe(false);
+    for (const socket of idle) socket.destroy();
+  });
+
+  it('closes a new connection at once when every connection is serving a request', async () => {
+    const port = Number(new URL(gw.baseUrl).port);
+    const token = await mintToken(root);
+    const streams = await Promise.all(
+      [0, 1, 2].map((i) => openListen(`${gw.baseUrl}/mcp`, token, {}, `busy-${i}`)),
+    );
+    try {
+      expect(streams.map((s) => s.status)).toEqual([200, 200, 200]);
+      const extra = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      expect(extra.status).toBeUndefined();
+      expect(extra.closedByServer).toBe(true);
+    } finally {
+      for (const stream of streams) stream.close();
     }
-    expect(ok).toBe(true);
+    // the server counts a closed connection when it sees the close: poll until it is admitted
+    await eventually(async () => {
+      const res = await fetch(`${gw.baseUrl}/healthz`);
+      expect(res.status).toBe(200);
+    });
   });
 });

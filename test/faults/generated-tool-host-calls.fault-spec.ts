@@ -25,6 +25,8 @@ describe('faults: the data calls of a generated tool end with its run', () => {
       META_TOOL_CPU_MS: '2500',
       REPORT_STATEMENT_TIMEOUT_MS: '60000',
       LIMIT_TENANT_CONCURRENT_QUERIES: '2',
+      // a call over the limit is refused at once (not queued), so the refusal shows the count
+      LIMIT_TENANT_QUEUE_WAIT_MS: '0',
       META_TOOL_APPROVAL_WAIT_MS: '',
       META_TOOL_ENABLED: '',
     });

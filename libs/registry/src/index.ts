@@ -17,7 +17,7 @@ export type { RegistryOptions, TenantQuerySlots } from './tokens';
 export { RegistryError, toolNotFound } from './errors';
 export type { RegistryErrorCode } from './errors';
 export { LATENCY_BUCKETS, Metrics } from './metrics';
-export { activeTraceId, tracer, withSpan } from './tracing';
+export { activeCallSignal, activeTraceId, tracer, withCallSignal, withSpan } from './tracing';
 
 // catalog
 export { CatalogStore } from './catalog/catalog-store';

@@ -1,4 +1,4 @@
-import { context, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, createContextKey, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Attributes } from '@opentelemetry/api';
 
 /**
@@ -35,4 +35,20 @@ const TRACE_ID = /^[0-9a-f]{32}$/;
 export function activeTraceId(): string | undefined {
   const id = trace.getSpanContext(context.active())?.traceId;
   return id !== undefined && TRACE_ID.test(id) && id !== '0'.repeat(32) ? id : undefined;
+}
+
+/**
+ * The abort signal of the call this async chain runs (its client went away: the call is given
+ * up), carried in the same async context as the trace, so every path that reaches the executor
+ * (REST, MCP, fast lanes, call_tool) passes it on without threading a parameter through each.
+ */
+const CALL_SIGNAL = createContextKey('gateway.call-signal');
+
+export function withCallSignal<T>(signal: AbortSignal | undefined, fn: () => T): T {
+  if (!signal) return fn();
+  return context.with(context.active().setValue(CALL_SIGNAL, signal), fn);
+}
+
+export function activeCallSignal(): AbortSignal | undefined {
+  return context.active().getValue(CALL_SIGNAL) as AbortSignal | undefined;
 }

@@ -114,15 +114,16 @@ export class SelectionService {
 
   /** The signals fused with the lexical ranking for this tenant. */
   private async signalsFor(
-    tenantId: string,
+    principal: Principal,
     held: HeldIndex,
   ): Promise<SelectionSignals | undefined> {
-    const history = await this.learning.history(tenantId);
+    const history = await this.learning.history(principal.tenantId);
     if (!held.semantic && !history) return undefined;
     return {
       semantic: held.semantic,
       history,
       now: this.learning.now(),
+      user: principal.userId,
       fusion: {
         k: this.signals.fusionK,
         semantic: this.signals.vectorWeight,
@@ -146,7 +147,7 @@ export class SelectionService {
       this.toolsets.set(visible.key, held);
     }
     const indexes = await this.index(principal.tenantId, held.catalog);
-    const signals = await this.signalsFor(principal.tenantId, indexes);
+    const signals = await this.signalsFor(principal, indexes);
     return { byName: held.byName, index: indexes.index, signals };
   }
 

@@ -30,6 +30,8 @@ export interface SelectionSignals {
   history?: UsageHistory;
   /** the clock the history's decay reads (epoch ms) */
   now?: number;
+  /** who asks: their own past questions always count, others' once enough users agree */
+  user?: string;
   fusion: FusionWeights;
 }
 
@@ -157,7 +159,13 @@ function fuse(
   }
   if (signals.history && (fusion.history ?? 0) > 0) {
     const last = conversation.userTurns[conversation.userTurns.length - 1];
-    const past = signals.history.search(last, allowed, depth, signals.now ?? Date.now());
+    const past = signals.history.search(
+      last,
+      allowed,
+      depth,
+      signals.now ?? Date.now(),
+      signals.user,
+    );
     lists.push({ names: past.map((h) => h.name), weight: fusion.history! });
     for (const h of past) asked.add(h.name);
   }

@@ -13,6 +13,10 @@ export interface SignalOptions {
   historyHalfLifeDays: number;
   /** and not at all after this many */
   historyMaxAgeDays: number;
+  /** distinct users whose past questions a tool needs before they count for colleagues */
+  historyMinUsers: number;
+  /** records one user adds to the history per day, at most (per instance) */
+  historyPerUserPerDay: number;
 }
 
 export const SELECTION_SIGNALS = Symbol('SELECTION_SIGNALS');
@@ -26,4 +30,6 @@ export const DEFAULT_SIGNALS: SignalOptions = {
   historyWeight: 0.3,
   historyHalfLifeDays: 30,
   historyMaxAgeDays: 180,
+  historyMinUsers: 3,
+  historyPerUserPerDay: 20,
 };

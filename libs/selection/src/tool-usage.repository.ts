@@ -11,8 +11,8 @@ export interface ToolUsage {
   source: 'select' | 'search_tools';
 }
 
-/** Questions longer than this are cut: the start says what was asked. */
-export const USAGE_QUERY_MAX = 2000;
+/** Questions longer than this are cut: the start says what was asked (and the table stays small). */
+export const USAGE_QUERY_MAX = 500;
 
 /** gateway.tool_usage: every read and write is one tenant's. */
 @Injectable()
@@ -40,13 +40,35 @@ export class ToolUsageRepository {
   async recent(tenantId: string, since: Date, limit: number): Promise<UsageRecord[]> {
     const rows = await this.g
       .selectFrom('tool_usage')
-      .select(['query', 'tool_name', 'used_at'])
+      .select(['query', 'tool_name', 'used_at', 'user_id'])
       .where('tenant_id', '=', tenantId)
       .where('used_at', '>=', since.toISOString())
       .orderBy('used_at', 'desc')
       .limit(limit)
       .execute();
-    return rows.map((r) => ({ query: r.query, tool: r.tool_name, at: Date.parse(r.used_at) }));
+    return rows.map((r) => ({
+      query: r.query,
+      tool: r.tool_name,
+      at: Date.parse(r.used_at),
+      user: r.user_id,
+    }));
+  }
+
+  /** Deletes the tenant's records beyond its newest `keep` (the history's row bound). */
+  async trim(tenantId: string, keep: number): Promise<number> {
+    const cutoff = this.g
+      .selectFrom('tool_usage')
+      .select('used_at')
+      .where('tenant_id', '=', tenantId)
+      .orderBy('used_at', 'desc')
+      .offset(keep - 1)
+      .limit(1);
+    const result = await this.g
+      .deleteFrom('tool_usage')
+      .where('tenant_id', '=', tenantId)
+      .where('used_at', '<', cutoff)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /** Deletes the tenant's records older than `before` (past the history's maximum age). */

@@ -97,3 +97,53 @@ describe('selectTools with the usage history', () => {
     expect(sel.tools.map((t) => t.name)).not.toContain('beta_report');
   });
 });
+
+describe('UsageHistory weighs users, not rows (issue 38)', () => {
+  const options = { halfLifeDays: 30, maxAgeDays: 180, minUsers: 3 };
+  const said = (user: string, tool = 'alpha_report') => ({
+    query: 'penguin headcount',
+    tool,
+    at: NOW - DAY,
+    user,
+  });
+
+  it("one user's 200 records are one voice: the same score as one record, for that user", () => {
+    const once = new UsageHistory(options, [said('alice')]);
+    const often = new UsageHistory(
+      options,
+      Array.from({ length: 200 }, () => said('alice')),
+    );
+    const score = (h: UsageHistory) => h.search('penguin headcount', everyone, 5, NOW, 'alice');
+    expect(score(often)).toEqual(score(once));
+    expect(score(once)).toHaveLength(1);
+  });
+
+  it("others' voices count for a caller only once minUsers distinct users agree", () => {
+    const two = new UsageHistory(options, [said('alice'), said('bob'), said('bob')]);
+    expect(two.search('penguin headcount', everyone, 5, NOW, 'carol')).toEqual([]);
+    const three = new UsageHistory(options, [said('alice'), said('bob'), said('dave')]);
+    const hits = three.search('penguin headcount', everyone, 5, NOW, 'carol');
+    expect(hits.map((h) => h.name)).toEqual(['alpha_report']);
+    // three voices, each its best similarity times decay: three times one voice
+    const one = new UsageHistory(options, [said('alice')]).search(
+      'penguin headcount',
+      everyone,
+      5,
+      NOW,
+      'alice',
+    );
+    expect(hits[0].score).toBeCloseTo(3 * one[0].score, 10);
+  });
+
+  it('records without a user (a replayed set) are each a voice, and minUsers defaults to 1', () => {
+    const replayed = new UsageHistory({ halfLifeDays: 30, maxAgeDays: 180 }, [
+      { query: 'penguin headcount', tool: 'alpha_report', at: NOW - DAY },
+      { query: 'penguin headcount', tool: 'alpha_report', at: NOW - DAY },
+    ]);
+    const [hit] = replayed.search('penguin headcount', everyone, 5, NOW);
+    const single = new UsageHistory({ halfLifeDays: 30, maxAgeDays: 180 }, [
+      { query: 'penguin headcount', tool: 'alpha_report', at: NOW - DAY },
+    ]).search('penguin headcount', everyone, 5, NOW)[0];
+    expect(hit.score).toBeCloseTo(2 * single.score, 10);
+  });
+});

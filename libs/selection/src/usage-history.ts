@@ -3,6 +3,11 @@
  * becomes searchable text of the tool it led to, weighed down by age (a half-life) and
  * forgotten past a maximum age. One instance holds ONE tenant's records: the service keeps
  * one per tenant and loads it with that tenant's rows only, so nothing is shared. Pure.
+ *
+ * Users, not rows, are weighed (issue 38): a user's many records for a tool are one voice (the
+ * best of them), and the voices of others count for a caller only once `minUsers` distinct
+ * users led to the tool; the caller's own voice always counts. So one user's repeated calls
+ * cannot steer colleagues' rankings. Records without a user (a replayed set) are each a voice.
  */
 import { isStopWord, stem, words } from './text';
 
@@ -13,6 +18,8 @@ export interface UsageRecord {
   tool: string;
   /** when, as epoch milliseconds */
   at: number;
+  /** who asked; records of one user for one tool are one voice */
+  user?: string;
 }
 
 export interface HistoryOptions {
@@ -20,6 +27,8 @@ export interface HistoryOptions {
   maxAgeDays: number;
   /** a past question must share at least this much (idf-weighted cosine) to count */
   minSimilarity?: number;
+  /** distinct users (besides the caller) whose voices a tool needs to count for others; 1 */
+  minUsers?: number;
 }
 
 export interface HistoryHit {
@@ -33,6 +42,8 @@ export const HISTORY_MIN_SIMILARITY = 0.7;
 
 interface Held {
   tool: string;
+  /** the voice: the user, or the record itself when it has none */
+  voice: string;
   at: number;
   terms: Set<string>;
   /** the idf-weighted norm, valid while `generation` matches the history's */
@@ -71,7 +82,8 @@ export class UsageHistory {
     const terms = termsOf(record.query);
     if (terms.size === 0) return;
     const at = this.records.length;
-    this.records.push({ tool: record.tool, at: record.at, terms, norm: 0, generation: -1 });
+    const voice = record.user === undefined ? `#${at}` : `u:${record.user}`;
+    this.records.push({ tool: record.tool, voice, at: record.at, terms, norm: 0, generation: -1 });
     for (const t of terms) {
       this.df.set(t, (this.df.get(t) ?? 0) + 1);
       const list = this.postings.get(t);
@@ -109,21 +121,23 @@ export class UsageHistory {
   }
 
   /**
-   * Tools whose past questions resemble this one, best first, only `allowed` ones: each past
-   * question adds its idf-weighted cosine similarity times its decay to its tool.
+   * Tools whose past questions resemble this one, best first, only `allowed` ones: each voice
+   * (a user, see the class) adds its best idf-weighted cosine similarity times decay to its
+   * tool; `asker`'s own voice always counts, others' once `minUsers` of them agree.
    */
   search(
     question: string,
     allowed: (name: string) => boolean,
     limit: number,
     now: number,
+    asker?: string,
   ): HistoryHit[] {
     const q = termsOf(question);
     if (q.size === 0 || this.records.length === 0) return [];
     let qNorm = 0;
     for (const t of q) qNorm += this.idf(t) ** 2;
     qNorm = Math.sqrt(qNorm);
-    const scores = new Map<string, number>();
+    const voices = new Map<string, Map<string, number>>();
     const candidates = new Set<number>();
     for (const t of q) for (const i of this.postings.get(t) ?? []) candidates.add(i);
     for (const i of candidates) {
@@ -136,10 +150,20 @@ export class UsageHistory {
       const similarity = shared / (qNorm * this.norm(r));
       if (similarity < (this.options.minSimilarity ?? HISTORY_MIN_SIMILARITY) || !allowed(r.tool))
         continue;
-      scores.set(r.tool, (scores.get(r.tool) ?? 0) + similarity * decay);
+      const tool = voices.get(r.tool) ?? new Map<string, number>();
+      tool.set(r.voice, Math.max(tool.get(r.voice) ?? 0, similarity * decay));
+      voices.set(r.tool, tool);
     }
-    return [...scores.entries()]
-      .map(([name, score]) => ({ name, score }))
+    const own = asker === undefined ? undefined : `u:${asker}`;
+    const minUsers = this.options.minUsers ?? 1;
+    const hits: HistoryHit[] = [];
+    for (const [name, tool] of voices) {
+      const others = tool.size - (own !== undefined && tool.has(own) ? 1 : 0);
+      let score = 0;
+      for (const [voice, best] of tool) if (voice === own || others >= minUsers) score += best;
+      if (score > 0) hits.push({ name, score });
+    }
+    return hits
       .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .slice(0, limit);
   }

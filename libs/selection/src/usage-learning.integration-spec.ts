@@ -27,8 +27,10 @@ describe('UsageLearning over gateway.tool_usage (real Postgres)', () => {
       VALUES (${tenant}, 'u', ${query}, ${tool}, 'select', ${at})`.execute(db.handle.db);
   }
 
+  // loading, recording and decay, one voice per tool here: the quorum of users (issue 38) is
+  // the history's own spec, and test/e2e/ranking-voices.e2e-spec.ts
   function learning(): UsageLearning {
-    const l = new UsageLearning(repo, DEFAULT_SIGNALS);
+    const l = new UsageLearning(repo, { ...DEFAULT_SIGNALS, historyMinUsers: 1 });
     l.now = () => now;
     return l;
   }

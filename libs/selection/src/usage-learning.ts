@@ -35,6 +35,8 @@ const DAY_MS = 86_400_000;
 export class UsageLearning {
   private readonly logger = new Logger(UsageLearning.name);
   private readonly pending = new LRUCache<string, Pending>({ max: 10_000, ttl: PENDING_TTL_MS });
+  /** records each user added today (tenant, user, day): at most historyPerUserPerDay */
+  private readonly today = new LRUCache<string, number>({ max: 100_000, ttl: DAY_MS });
   private readonly histories = new Map<string, HeldHistory>();
   private readonly loading = new Map<string, Promise<UsageHistory>>();
   /** the clock decay and reloads read (tests may set it) */
@@ -68,10 +70,15 @@ export class UsageLearning {
     const pending = this.pending.get(key);
     if (!pending) return;
     this.pending.delete(key);
+    // one user adds at most so many rows a day: their voice is one anyway (UsageHistory)
+    const day = `${key}\u0000${Math.floor(this.now() / DAY_MS)}`;
+    const added = this.today.get(day) ?? 0;
+    if (added >= this.signals.historyPerUserPerDay) return;
+    this.today.set(day, added + 1);
     const usage = { userId: principal.userId, query: pending.query, tool, source: pending.source };
     this.histories
       .get(principal.tenantId)
-      ?.history.add({ query: usage.query, tool, at: this.now() });
+      ?.history.add({ query: usage.query, tool, at: this.now(), user: principal.userId });
     void this.usage.record(principal.tenantId, usage).catch((err: unknown) => {
       this.logger.warn(`tool usage not recorded: ${(err as Error).message}`);
     });
@@ -100,14 +107,19 @@ export class UsageLearning {
     const now = this.now();
     const since = new Date(now - this.signals.historyMaxAgeDays * DAY_MS);
     const records = await this.usage.recent(tenantId, since, HISTORY_ROWS);
-    // rows past the maximum age never count again: the re-read prunes them (indexed delete)
-    void this.usage.forget(tenantId, since).catch((err: unknown) => {
+    // rows past the maximum age, or beyond the newest HISTORY_ROWS, never count again: the
+    // re-read prunes them (indexed deletes), so the table stays bounded per tenant
+    void Promise.all([
+      this.usage.forget(tenantId, since),
+      this.usage.trim(tenantId, HISTORY_ROWS),
+    ]).catch((err: unknown) => {
       this.logger.warn(`old tool usage not pruned for ${tenantId}: ${(err as Error).message}`);
     });
     const history = new UsageHistory(
       {
         halfLifeDays: this.signals.historyHalfLifeDays,
         maxAgeDays: this.signals.historyMaxAgeDays,
+        minUsers: this.signals.historyMinUsers,
       },
       records.reverse(),
     );

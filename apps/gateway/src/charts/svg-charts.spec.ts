@@ -1,4 +1,6 @@
 import { vegaLiteSpec } from '@app/templates';
+import { chartSettings } from '../config/serving.config';
+import type { GatewayConfig } from '../config/gateway.config';
 import { SvgCharts } from './svg-charts';
 
 /**
@@ -8,7 +10,7 @@ import { SvgCharts } from './svg-charts';
  * drawn at all, so every picture drawn here is one drawn without compiling any.
  */
 describe('SvgCharts (Vega in a worker, expressions interpreted)', () => {
-  const svg = new SvgCharts();
+  const svg = new SvgCharts({ charts: chartSettings({}) } as GatewayConfig);
   afterAll(() => svg.onModuleDestroy());
 
   const HOSTILE = ['r\\', 'a"b', 'c[0]', 'd.e', "it's", '"); throw new Error("ran"); ("'];

@@ -2,13 +2,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
-
-/** How long one chart may take to draw before its worker is replaced. */
-const RENDER_TIMEOUT_MS = 5000;
-/** Charts waiting at once; more are refused at once (the call's rows still go back). */
-const MAX_PENDING = 16;
+import { gatewayConfig } from '../config/gateway.config';
+import type { GatewayConfig } from '../config/gateway.config';
+import { currentRequest } from '../pipeline/request-context';
+import { FairQueue } from './fair-queue';
 
 /**
  * The worker's program: Vega-Lite compiles the spec, Vega draws it with its headless SVG
@@ -30,15 +29,15 @@ globalThis.Function = Guarded;
   const vl = await import(workerData.vegaLite);
   const { expressionInterpreter } = await import(workerData.interpreter);
   const loader = { load: refuse, sanitize: refuse, http: refuse, file: refuse };
-  parentPort.on('message', async ({ id, spec }) => {
+  parentPort.on('message', async ({ spec }) => {
     try {
       const runtime = vega.parse(vl.compile(spec).spec, null, { ast: true });
       const view = new vega.View(runtime, { renderer: 'none', loader, expr: expressionInterpreter });
       const svg = await view.toSVG();
       view.finalize();
-      parentPort.postMessage({ id, svg });
+      parentPort.postMessage({ svg });
     } catch (err) {
-      parentPort.postMessage({ id, error: String((err && err.message) || err) });
+      parentPort.postMessage({ error: String((err && err.message) || err) });
     }
   });
   parentPort.postMessage({ ready: true });
@@ -54,40 +53,100 @@ function moduleUrl(pkg: string, entry: string): string {
   }
 }
 
-interface Pending {
+interface Job {
+  readonly spec: Record<string, unknown>;
   resolve(svg: string): void;
   reject(err: Error): void;
-  timer: NodeJS.Timeout;
+  timer?: NodeJS.Timeout;
 }
 
 /**
  * Draws Vega-Lite specs to SVG off the event loop, in one worker thread started on first use
- * (~0.3 s) and kept. A chart that takes too long, or a worker that dies, fails only the
- * charts waiting on it; the next chart gets a new worker.
+ * (~0.3 s) and kept. Charts are drawn one at a time, taken in turn between tenants (FairQueue),
+ * so a tenant drawing many waits behind its own charts, not another tenant's; a tenant holds at
+ * most CHARTS_PER_TENANT charts (waiting and drawing), more are refused at once. A chart not
+ * drawn within CHART_TIMEOUT_MS of being asked fails alone: a waiting one leaves the queue, the
+ * one drawing has its worker replaced (the others wait for the new one). The rows of the call
+ * always go back; only the chart says it could not be drawn.
  */
 @Injectable()
 export class SvgCharts implements OnModuleDestroy {
   private worker?: Worker;
   private ready?: Promise<Worker>;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
+  private readonly queue: FairQueue<Job>;
+  /** the chart the worker draws now */
+  private drawing?: { tenant: string; job: Job };
 
-  async render(spec: Record<string, unknown>): Promise<string> {
-    if (this.pending.size >= MAX_PENDING)
-      throw new Error('too many charts are being drawn right now; ask again');
-    const worker = await this.start();
-    const id = this.nextId++;
+  constructor(@Inject(gatewayConfig.KEY) private readonly config: GatewayConfig) {
+    this.queue = new FairQueue<Job>(config.charts.perTenant);
+  }
+
+  /** The spec drawn as SVG, for the tenant of the request being served. */
+  render(spec: Record<string, unknown>): Promise<string> {
+    const tenant = currentRequest()?.principal?.tenantId ?? '';
+    const { perTenant, timeoutMs } = this.config.charts;
     return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.stop(new Error(`the chart took longer than ${RENDER_TIMEOUT_MS / 1000} s to draw`));
-      }, RENDER_TIMEOUT_MS);
-      this.pending.set(id, { resolve, reject, timer });
-      worker.postMessage({ id, spec });
+      const job: Job = { spec, resolve, reject };
+      if (!this.queue.push(tenant, job))
+        return reject(
+          new Error(
+            `your organisation has ${perTenant} charts being drawn (CHARTS_PER_TENANT); ask again when they are done`,
+          ),
+        );
+      job.timer = setTimeout(() => this.expire(tenant, job), timeoutMs);
+      this.pump();
     });
   }
 
   onModuleDestroy(): void {
-    this.stop(new Error('shutting down'));
+    const err = new Error('shutting down');
+    for (let next = this.queue.next(); next; next = this.queue.next()) this.fail(next, err);
+    if (this.drawing) this.fail(this.drawing, err);
+    this.drawing = undefined;
+    this.stopWorker();
+  }
+
+  /** Sends the next chart in turn to the worker, when it draws none. */
+  private pump(): void {
+    if (this.drawing) return;
+    const next = this.queue.next();
+    if (!next) return;
+    this.drawing = next;
+    this.start().then(
+      (worker) => {
+        if (this.drawing === next) worker.postMessage({ spec: next.job.spec });
+      },
+      (err: Error) => this.finished(next, err),
+    );
+  }
+
+  /** The chart drawing now is over (an SVG or an error); the next one goes. */
+  private finished(which: { tenant: string; job: Job }, outcome: string | Error): void {
+    if (this.drawing !== which) return;
+    this.drawing = undefined;
+    if (typeof outcome === 'string') {
+      clearTimeout(which.job.timer);
+      this.queue.done(which.tenant);
+      which.job.resolve(outcome);
+    } else this.fail(which, outcome);
+    this.pump();
+  }
+
+  private fail({ tenant, job }: { tenant: string; job: Job }, err: Error): void {
+    clearTimeout(job.timer);
+    this.queue.done(tenant);
+    job.reject(err);
+  }
+
+  /** A chart's time is up: it leaves the queue, or its drawing worker is replaced. */
+  private expire(tenant: string, job: Job): void {
+    const late = new Error(
+      `the chart could not be drawn within ${this.config.charts.timeoutMs / 1000} s (CHART_TIMEOUT_MS)`,
+    );
+    if (this.queue.remove(tenant, job)) return job.reject(late);
+    if (this.drawing?.job !== job) return;
+    this.stopWorker();
+    this.finished(this.drawing, late);
   }
 
   private start(): Promise<Worker> {
@@ -103,43 +162,32 @@ export class SvgCharts implements OnModuleDestroy {
       });
       worker.unref();
       this.worker = worker;
+      const lost = (err: Error) => {
+        // an old worker's last events (after a timeout replaced it) concern nobody any more
+        if (this.worker !== worker) return;
+        this.stopWorker();
+        reject(err);
+        if (this.drawing) this.finished(this.drawing, err);
+      };
       worker.on('message', (message: WorkerMessage) => {
         if ('ready' in message) return void resolve(worker);
-        if ('failed' in message) return void this.stop(new Error(message.failed), reject);
-        const waiting = this.pending.get(message.id);
-        if (!waiting) return;
-        this.pending.delete(message.id);
-        clearTimeout(waiting.timer);
-        if ('svg' in message) waiting.resolve(message.svg);
-        else waiting.reject(new Error(message.error));
+        if ('failed' in message) return lost(new Error(message.failed));
+        if (this.worker !== worker || !this.drawing) return;
+        this.finished(this.drawing, 'svg' in message ? message.svg : new Error(message.error));
       });
-      // an old worker's last events (after a timeout replaced it) concern nobody any more
-      worker.on('error', (err) => this.worker === worker && this.stop(err, reject));
-      worker.on(
-        'exit',
-        () => this.worker === worker && this.stop(new Error('the chart worker stopped'), reject),
-      );
+      worker.on('error', lost);
+      worker.on('exit', () => lost(new Error('the chart worker stopped')));
     });
     return this.ready;
   }
 
-  /** Fails every chart waiting, and lets the next one start a new worker. */
-  private stop(err: Error, rejectStart?: (err: Error) => void): void {
+  /** Ends the worker; the next chart starts a new one. */
+  private stopWorker(): void {
     const worker = this.worker;
     this.worker = undefined;
     this.ready = undefined;
-    rejectStart?.(err);
-    for (const [id, waiting] of this.pending) {
-      clearTimeout(waiting.timer);
-      waiting.reject(err);
-      this.pending.delete(id);
-    }
     void worker?.terminate();
   }
 }
 
-type WorkerMessage =
-  | { ready: true }
-  | { failed: string }
-  | { id: number; svg: string }
-  | { id: number; error: string };
+type WorkerMessage = { ready: true } | { failed: string } | { svg: string } | { error: string };

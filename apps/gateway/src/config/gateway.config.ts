@@ -14,6 +14,7 @@ import { logSettings, metricsSettings, tracingSettings } from './observability.c
 import type { LogSettings, MetricsSettings, TracingSettings } from './observability.config';
 import {
   cacheSettings,
+  chartSettings,
   limitSettings,
   reportSettings,
   toolSettings,
@@ -21,6 +22,7 @@ import {
 } from './serving.config';
 import type {
   CacheSettings,
+  ChartSettings,
   LimitSettings,
   ReportSettings,
   ToolSettings,
@@ -64,6 +66,7 @@ export interface GatewaySettings {
     directory: string;
   };
   cache: CacheSettings;
+  charts: ChartSettings;
   usage: UsageTableSettings;
   log: LogSettings;
   metrics: MetricsSettings;
@@ -94,28 +97,31 @@ function nodeEnv(env: Env): NodeEnv {
 /** Parses the environment; throws a ConfigError naming the first bad variable. */
 export function loadSettings(env: Env = process.env): GatewaySettings {
   const mode = nodeEnv(env);
+  const dbPoolSize = integer(env, 'DB_POOL_SIZE', 10, 1, 200);
+  const limits = limitSettings(env, dbPoolSize);
   return {
     nodeEnv: mode,
     host: env.HOST || '127.0.0.1',
     port: integer(env, 'PORT', 3000, 0, 65535),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: env.DATA_DIR || '.data',
-    dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 200),
+    dbPoolSize,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: keyPrefix(env),
     auth: authSettings(env, mode),
     publicUrl: url(env, 'PUBLIC_URL', ['https:', 'http:'])?.replace(/\/+$/, ''),
     reports: reportSettings(env),
     metaTool: metaToolSettings(env),
-    mcp: mcpSettings(env),
+    mcp: mcpSettings(env, limits.maxConnections),
     tools: toolSettings(env),
     console: { directory: env.CONSOLE_DIR || 'apps/console/dist' },
     cache: cacheSettings(env),
+    charts: chartSettings(env),
     usage: usageSettings(env),
     log: logSettings(env),
     metrics: metricsSettings(env),
     tracing: tracingSettings(env),
-    limits: limitSettings(env),
+    limits,
     datasources: datasourceSettings(env),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };

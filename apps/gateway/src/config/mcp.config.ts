@@ -24,9 +24,31 @@ export interface McpSettings {
   taskAfterMs: number;
   /** how long a task's state and result are kept after its last change */
   taskTtlMs: number;
+  /** open `subscriptions/listen` streams of one user on this instance (past it: the oldest ends) */
+  listenPerUser: number;
+  /** open `subscriptions/listen` streams of one tenant on this instance (past it: refused) */
+  listenPerTenant: number;
+  /** tasks of one user still working at once (past it: the call is answered synchronously) */
+  tasksPerUser: number;
+  /** tasks of one tenant still working at once */
+  tasksPerTenant: number;
+  /** bytes of kept task results of one user (past it: the task fails with a clear error) */
+  taskBytesPerUser: number;
+  /** bytes of kept task results of one tenant */
+  taskBytesPerTenant: number;
 }
 
-export function mcpSettings(env: Env): McpSettings {
+/** `maxConnections`: LIMIT_CONNECTIONS, of which a tenant's streams take a quarter by default */
+export function mcpSettings(env: Env, maxConnections = 2048): McpSettings {
+  const listenPerUser = integer(env, 'MCP_LISTEN_PER_USER', 8, 1, 10_000);
+  const tasksPerUser = integer(env, 'MCP_TASKS_PER_USER', 20, 1, 100_000);
+  const taskBytesPerUser = integer(
+    env,
+    'MCP_TASK_BYTES_PER_USER',
+    8 * 1024 * 1024,
+    64 * 1024,
+    4 * 1024 * 1024 * 1024,
+  );
   return {
     sessionIdleMs: integer(env, 'MCP_SESSION_IDLE_MS', 30 * 60_000, 1000, 24 * 3600_000),
     streamlessIdleMs: integer(
@@ -42,6 +64,24 @@ export function mcpSettings(env: Env): McpSettings {
     listTtlMs: integer(env, 'MCP_LIST_TTL_MS', 60_000, 0, 24 * 3600_000),
     taskAfterMs: integer(env, 'MCP_TASK_AFTER_MS', 2000, 0, 3600_000),
     taskTtlMs: integer(env, 'MCP_TASK_TTL_MS', 3600_000, 1000, 7 * 24 * 3600_000),
+    listenPerUser,
+    listenPerTenant: integer(
+      env,
+      'MCP_LISTEN_PER_TENANT',
+      Math.max(listenPerUser, Math.floor(maxConnections / 4)),
+      1,
+      1_000_000,
+    ),
+    tasksPerUser,
+    tasksPerTenant: integer(env, 'MCP_TASKS_PER_TENANT', 200, 1, 1_000_000),
+    taskBytesPerUser,
+    taskBytesPerTenant: integer(
+      env,
+      'MCP_TASK_BYTES_PER_TENANT',
+      64 * 1024 * 1024,
+      64 * 1024,
+      64 * 1024 * 1024 * 1024,
+    ),
   };
 }
 

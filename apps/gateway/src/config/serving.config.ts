@@ -33,6 +33,10 @@ export interface SignalSettings {
   historyWeight: number;
   historyHalfLifeDays: number;
   historyMaxAgeDays: number;
+  /** distinct users a tool needs before past questions count for colleagues */
+  historyMinUsers: number;
+  /** history records one user adds per day (per instance) */
+  historyPerUserPerDay: number;
 }
 
 /** Catalog caches: CACHE_TTL_SECONDS, CATALOG_STALE_AFTER_MS. */
@@ -44,6 +48,14 @@ export interface CacheSettings {
   /** the result cache (issue #41): bytes this instance keeps, and the largest page it keeps */
   resultMaxBytes: number;
   resultMaxEntryBytes: number;
+}
+
+/** SVG charts drawn by the gateway: CHART_*, CHARTS_*. */
+export interface ChartSettings {
+  /** charts of one tenant waiting or being drawn at once; more are refused at once */
+  perTenant: number;
+  /** how long a chart may take from being asked to its SVG (waiting included) */
+  timeoutMs: number;
 }
 
 /** The per-tenant usage table: USAGE_*. */
@@ -60,14 +72,21 @@ export interface LimitSettings {
   userCallsPerMin: number;
   /** tool calls per tenant per minute, all instances together; 0 = no limit */
   tenantCallsPerMin: number;
-  /** report queries of one tenant running at once on this instance; 0 = no limit */
+  /**
+   * report queries of one tenant running at once on this instance; 0 = no limit. Default:
+   * three quarters of DB_POOL_SIZE (at least 1), so one tenant never takes the whole pool
+   */
   tenantConcurrentQueries: number;
+  /** how long a call over that limit waits for a slot before it is refused (0: refused at once) */
+  tenantQueueWaitMs: number;
   /** largest request body accepted */
   bodyBytes: number;
   /** meta_tool proposals per author per day, all instances together; 0 = no limit */
   proposalsPerAuthorPerDay: number;
-  /** open client connections on this instance; more are closed at once */
+  /** open client connections on this instance; past it the oldest still sending a head go first */
   maxConnections: number;
+  /** connections that have not yet carried an authenticated request, at most */
+  unauthenticatedConnections: number;
   /** time a client has to send its request headers */
   headersTimeoutMs: number;
   /** time a client has to send its whole request (headers and body) */
@@ -100,6 +119,13 @@ export function cacheSettings(env: Env): CacheSettings {
   };
 }
 
+export function chartSettings(env: Env): ChartSettings {
+  return {
+    perTenant: integer(env, 'CHARTS_PER_TENANT', 4, 1, 1000),
+    timeoutMs: integer(env, 'CHART_TIMEOUT_MS', 5000, 100, 600_000),
+  };
+}
+
 export function usageSettings(env: Env): UsageTableSettings {
   return {
     retentionDays: integer(env, 'USAGE_RETENTION_DAYS', 30, 0, 3650),
@@ -127,18 +153,36 @@ export function signalSettings(env: Env): SignalSettings {
     historyWeight: decimal(env, 'SELECTION_HISTORY_WEIGHT', 0.3, 0, 10),
     historyHalfLifeDays: halfLife,
     historyMaxAgeDays: decimal(env, 'SELECTION_HISTORY_MAX_AGE_DAYS', 180, halfLife, 3650),
+    historyMinUsers: integer(env, 'SELECTION_HISTORY_MIN_USERS', 3, 1, 1000),
+    historyPerUserPerDay: integer(env, 'SELECTION_HISTORY_PER_USER_PER_DAY', 20, 1, 100_000),
   };
 }
 
-export function limitSettings(env: Env): LimitSettings {
+/** `dbPoolSize`: DB_POOL_SIZE, from which the tenant concurrency default is derived */
+export function limitSettings(env: Env, dbPoolSize = 10): LimitSettings {
+  const maxConnections = integer(env, 'LIMIT_CONNECTIONS', 2048, 1, 1_000_000);
   return {
     userCallsPerMin: integer(env, 'LIMIT_USER_CALLS_PER_MIN', 0, 0, 1_000_000),
     tenantCallsPerMin: integer(env, 'LIMIT_TENANT_CALLS_PER_MIN', 0, 0, 10_000_000),
-    tenantConcurrentQueries: integer(env, 'LIMIT_TENANT_CONCURRENT_QUERIES', 0, 0, 1000),
+    tenantConcurrentQueries: integer(
+      env,
+      'LIMIT_TENANT_CONCURRENT_QUERIES',
+      Math.max(1, Math.floor((dbPoolSize * 3) / 4)),
+      0,
+      1000,
+    ),
+    tenantQueueWaitMs: integer(env, 'LIMIT_TENANT_QUEUE_WAIT_MS', 3000, 0, 600_000),
     bodyBytes: integer(env, 'LIMIT_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     proposalsPerAuthorPerDay: integer(env, 'LIMIT_PROPOSALS_PER_AUTHOR_PER_DAY', 0, 0, 100_000),
-    maxConnections: integer(env, 'LIMIT_CONNECTIONS', 2048, 1, 1_000_000),
-    headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    maxConnections,
+    unauthenticatedConnections: integer(
+      env,
+      'LIMIT_UNAUTHENTICATED_CONNECTIONS',
+      Math.max(1, Math.floor(maxConnections / 2)),
+      1,
+      maxConnections,
+    ),
+    headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 5_000, 100, 600_000),
     requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
   };

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { LimitSettings } from '../config/serving.config';
 import type { RequestPipeline } from '../pipeline/request-pipeline';
 import type { BodyGate } from './body-gate';
+import { ConnectionGuard } from './connection-guard';
 import { splitUrl, tryAnswer, write } from './hot-path';
 import type { Entry, HotPath } from './hot-path';
 import { PostLanes } from './post-lanes';
@@ -25,6 +26,8 @@ export class HotPaths {
   private posts = new PostLanes([], 0, undefined);
   private pipeline?: RequestPipeline;
   private gate?: BodyGate;
+  /** counts a connection the guard closed (set once metrics exist) */
+  private evicted?: (reason: 'connections' | 'unauthenticated') => void;
   private readonly bodyLimit: number;
 
   /** `limits.bodyBytes`: Fastify's, so the front reads no body the route would refuse */
@@ -41,7 +44,13 @@ export class HotPaths {
   readonly serverFactory = (
     handler: (request: IncomingMessage, response: ServerResponse) => void,
   ): Server => {
-    const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = this.limits;
+    const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = this.limits;
+    const guard = new ConnectionGuard(
+      this.limits.maxConnections,
+      this.limits.unauthenticatedConnections,
+      (request) => this.pipeline?.contextOf(request)?.principal !== undefined,
+      (reason) => this.evicted?.(reason),
+    );
     const server = createServer(
       {
         requestTimeout: requestTimeoutMs,
@@ -50,6 +59,7 @@ export class HotPaths {
         connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
       },
       (request, response) => {
+        guard.requestStarted(request, response);
         const next = () => {
           if (!this.tryFront(request, response, handler)) handler(request, response);
         };
@@ -59,7 +69,7 @@ export class HotPaths {
       },
     );
     server.keepAliveTimeout = keepAliveTimeoutMs;
-    server.maxConnections = maxConnections;
+    guard.attach(server);
     return server;
   };
 
@@ -75,6 +85,11 @@ export class HotPaths {
     this.pipeline = pipeline;
     this.gate = gate;
     pipeline.install(fastify);
+    metrics.describe(
+      'gateway_connections_evicted_total',
+      'connections closed while still sending a request head, to make room (by reason: the connection cap, the unauthenticated share)',
+    );
+    this.evicted = (reason) => metrics.inc('gateway_connections_evicted_total', { reason });
     metrics.describe(
       'gateway_hot_path_responses_total',
       'requests answered from memory before the regular route, by route',

@@ -1,9 +1,9 @@
-import { withSpan } from '@app/registry';
+import { toolFailure, withCallSignal, withSpan } from '@app/registry';
 import type { Principal, ToolCallOutcome } from '@app/registry';
 import { META_TOOL_NAME } from '@app/meta-tool';
-import { LimitError } from './limits';
+import { CallAbandoned, LimitError } from './limits';
 import type { Limits } from './limits';
-import { currentRequest } from './request-context';
+import { currentRequest, requestSignal } from './request-context';
 import type { Protocol, RequestRecorder } from './request-recorder';
 
 export interface CallRequest {
@@ -36,11 +36,20 @@ export async function limitedCall(
     ctx.tool = name;
   }
   let code = 'INTERNAL';
+  // the client going away gives the call up, queued or running (the executor reads the signal)
+  const signal = ctx ? requestSignal(ctx) : undefined;
   const limited = async () => {
     if (name === META_TOOL_NAME && isProposal(args)) await limits.admitProposal(principal);
-    const release = await limits.admitCall(principal);
+    let release: () => void;
     try {
-      const outcome = await run();
+      release = await limits.admitCall(principal, signal);
+    } catch (err) {
+      if (!(err instanceof CallAbandoned)) throw err;
+      code = 'REFUSED';
+      return toolFailure(name, 'REFUSED', err.message);
+    }
+    try {
+      const outcome = await withCallSignal(signal, run);
       code = outcome.is_error ? outcome.error.code : 'ok';
       return outcome;
     } finally {

@@ -11,7 +11,10 @@ export type LimitName =
   | 'user_calls_per_min'
   | 'tenant_calls_per_min'
   | 'tenant_concurrent_queries'
-  | 'proposals_per_author_per_day';
+  | 'proposals_per_author_per_day'
+  | 'listen_streams_per_tenant'
+  | 'tasks_per_user'
+  | 'tasks_per_tenant';
 
 /** A refused request: HTTP 429 with Retry-After (REST), an isError result (MCP). */
 export class LimitError extends Error {
@@ -25,11 +28,21 @@ export class LimitError extends Error {
   }
 }
 
+/** A call given up while it waited for a slot: its client went away. */
+export class CallAbandoned extends Error {
+  constructor() {
+    super('the call was cancelled before it started: its client went away');
+  }
+}
+
 const WHAT: Record<LimitName, string> = {
   user_calls_per_min: 'your tool calls per minute',
   tenant_calls_per_min: "your organisation's tool calls per minute",
   tenant_concurrent_queries: "your organisation's queries running at once",
   proposals_per_author_per_day: 'your meta_tool proposals per day',
+  listen_streams_per_tenant: "your organisation's open subscriptions/listen streams",
+  tasks_per_user: 'your tasks still working',
+  tasks_per_tenant: "your organisation's tasks still working",
 };
 
 /**
@@ -63,9 +76,11 @@ export class Limits implements TenantQuerySlots {
 
   /**
    * Admits one tool call of `principal` or throws LimitError; the returned function ends
-   * the call's slot (call it exactly once, when the call is over).
+   * the call's slot (call it exactly once, when the call is over). At the tenant's concurrency
+   * limit the call waits up to LIMIT_TENANT_QUEUE_WAIT_MS for a slot; `signal` aborted while it
+   * waits (its client went away) gives it up with CallAbandoned.
    */
-  async admitCall(principal: Principal): Promise<() => void> {
+  async admitCall(principal: Principal, signal?: AbortSignal): Promise<() => void> {
     if (this.user)
       await this.consume(
         this.user,
@@ -74,7 +89,8 @@ export class Limits implements TenantQuerySlots {
       );
     if (this.tenant) await this.consume(this.tenant, 'tenant_calls_per_min', principal.tenantId);
     const cap = this.config.limits.tenantConcurrentQueries;
-    const release = this.tryTake(principal.tenantId);
+    const release =
+      this.tryTake(principal.tenantId) ?? (await this.waitForSlot(principal.tenantId, signal));
     if (release) return release;
     this.refused('tenant_concurrent_queries');
     throw new LimitError(
@@ -82,6 +98,34 @@ export class Limits implements TenantQuerySlots {
       1,
       `${WHAT.tenant_concurrent_queries} are at the limit of ${cap}; retry in 1 second`,
     );
+  }
+
+  /** A slot of the tenant's within LIMIT_TENANT_QUEUE_WAIT_MS, or undefined. */
+  private async waitForSlot(
+    tenantId: string,
+    signal: AbortSignal | undefined,
+  ): Promise<(() => void) | undefined> {
+    const deadline = Date.now() + this.config.limits.tenantQueueWaitMs;
+    for (;;) {
+      if (signal?.aborted) throw new CallAbandoned();
+      const left = deadline - Date.now();
+      if (left <= 0) return undefined;
+      let timer: NodeJS.Timeout | undefined;
+      let onAbort: (() => void) | undefined;
+      await Promise.race([
+        this.released(tenantId),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, left);
+          onAbort = resolve;
+          signal?.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      if (signal?.aborted) throw new CallAbandoned();
+      const release = this.tryTake(tenantId);
+      if (release) return release;
+    }
   }
 
   /**

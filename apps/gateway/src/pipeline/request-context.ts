@@ -38,6 +38,14 @@ export interface RequestContext {
    * `_meta["gateway/cache"]: "no-cache"`): a cached report runs its SQL and stores the answer
    */
   noCache?: boolean;
+  /** aborted when the client goes away before its response is complete (made on first use) */
+  abort?: AbortController;
+}
+
+/** The signal that the request's client went away (`end` aborts it; see RequestPipeline). */
+export function requestSignal(ctx: RequestContext): AbortSignal {
+  ctx.abort ??= new AbortController();
+  return ctx.abort.signal;
 }
 
 /**

@@ -181,8 +181,13 @@ export class RequestPipeline {
     });
   }
 
-  /** The access log line, the histograms, the end of the span, then the policies' onEnd. */
+  /**
+   * The access log line, the histograms, the end of the span, then the policies' onEnd. A
+   * response closed before it was complete means its client went away: the request's calls
+   * are given up (a queued one leaves the queue, a running statement is cancelled).
+   */
   end(ctx: RequestContext, response: ServerResponse): void {
+    if (ctx.abort && !response.writableFinished) ctx.abort.abort();
     this.inFlight.done(ctx.stream);
     this.recorder.record(ctx, response);
     if (this.policies.list.length > 0) this.policies.ended(ctx, response);

@@ -7,7 +7,7 @@ import { DatasourcePools } from '../datasources/source-pools';
 import { DatasourceUnavailableError } from '../datasources/datasource-unavailable';
 import type { Principal } from '../access/principal';
 import type { TenantCatalog } from '../catalog/tenant-catalog';
-import { activeTraceId, withSpan } from '../tracing';
+import { activeCallSignal, activeTraceId, withSpan } from '../tracing';
 import { DATABASE, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
 import { readFailure, tooLarge } from './read-failure';
@@ -45,8 +45,11 @@ export class ReportExecutor {
     tool: ReportTool,
     input: unknown,
     principal: Principal,
-    /** aborted: the read is given up (cancelled on the server if it runs); see GuardedReadRequest */
-    signal?: AbortSignal,
+    /**
+     * aborted: the read is given up (cancelled on the server if it runs); see GuardedReadRequest.
+     * Default: the signal of the call this async chain runs (withCallSignal), if any.
+     */
+    signal: AbortSignal | undefined = activeCallSignal(),
   ): Promise<ToolCallOutcome> {
     const name = tool.definition.name;
     const checked = tool.arguments.check(input);

@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { gatewayConfig } from '../../config/gateway.config';
 import type { GatewayConfig } from '../../config/gateway.config';
 import { ERRORS, RPC } from '../../errors';
+import { LimitError } from '../../pipeline/limits';
 import { RequestPipeline } from '../../pipeline/request-pipeline';
 import { ChartViewResource } from '../chart-view.resource';
 import { McpServerFactory } from '../mcp-server.factory';
@@ -125,6 +126,7 @@ export class McpStateless {
     const immediately = await this.declaresRunAsTask(caller.principal, params.name);
     const ran = await this.tasks.run(
       caller.principal,
+      toolOfCall(params),
       this.servers.call(caller.principal, caller.context, params).then((c) => ({ ...c.result })),
       { immediately },
     );
@@ -233,12 +235,25 @@ export class McpStateless {
       this.pipeline.noteOutcome(err.code);
       return send(raw, http, errorFrame(id, jsonRpc ?? RPC.internalError, err.message));
     }
+    if (err instanceof LimitError) {
+      this.pipeline.noteOutcome(err.code);
+      raw.setHeader('retry-after', String(err.retryAfterSeconds));
+      const data = { limit: err.limit, retryAfterSeconds: err.retryAfterSeconds };
+      const { http, jsonRpc } = ERRORS.RATE_LIMITED;
+      return send(raw, http, errorFrame(id, jsonRpc ?? RPC.invalidRequest, err.message, data));
+    }
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'number' && err instanceof Error)
       return send(raw, 200, errorFrame(id, code, err.message));
     this.pipeline.noteOutcome('INTERNAL');
     send(raw, 500, errorFrame(id, RPC.internalError, 'internal error'));
   }
+}
+
+/** The tool a call runs: call_tool's inner tool, else the one named. */
+function toolOfCall(params: { name: string; arguments?: Record<string, unknown> }): string {
+  const inner = params.arguments?.name;
+  return params.name === 'call_tool' && typeof inner === 'string' ? inner : params.name;
 }
 
 function taskIdOf(request: JSONRPCRequest): unknown {

@@ -7,6 +7,8 @@ export interface TaskRecord {
   readonly taskId: string;
   /** tenant + user of the caller who started it: no one else sees it */
   readonly owner: string;
+  /** the tool the task runs: its owner reads the task only while allowed to call it */
+  readonly tool?: string;
   status: TaskStatus;
   readonly createdAt: string;
   lastUpdatedAt: string;
@@ -44,6 +46,7 @@ export function parseTask(raw: string | null | undefined): TaskRecord | undefine
   if (!strings || !STATUSES.includes(t.status as string) || typeof t.ttlMs !== 'number')
     return undefined;
   if (t.traceId !== undefined && typeof t.traceId !== 'string') return undefined;
+  if (t.tool !== undefined && typeof t.tool !== 'string') return undefined;
   if (t.result !== undefined && (typeof t.result !== 'object' || t.result === null))
     return undefined;
   const error = t.error as { code?: unknown; message?: unknown } | undefined;

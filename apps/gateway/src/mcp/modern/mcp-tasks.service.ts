@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { cancelTraceStatements } from '@app/db';
 import type { DatabaseHandle } from '@app/db';
-import { DATABASE, REDIS } from '@app/registry';
+import { CatalogService, DATABASE, Metrics, REDIS } from '@app/registry';
 import type { Principal } from '@app/registry';
 import { EventEmitter } from 'node:events';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -11,6 +11,8 @@ import { gatewayConfig } from '../../config/gateway.config';
 import type { GatewayConfig } from '../../config/gateway.config';
 import { currentRequest } from '../../pipeline/request-context';
 import { ownerOf } from '../mcp-session';
+import { MemoryTaskQuota, RedisTaskQuota } from './mcp-task-quota';
+import type { TaskCap, TaskQuota, TaskScope } from './mcp-task-quota';
 import { MemoryTaskStore, RedisTaskStore } from './mcp-task-store';
 import type { TaskRecord, TaskStore } from './mcp-task-store';
 
@@ -40,11 +42,16 @@ export function declaresTasks(params: unknown): boolean {
  * task of another user or tenant is "not found", like an unknown one. A cancel marks the task
  * cancelled (a late result never overwrites it) and cancels the report query's statement
  * (pg_cancel_backend of the sessions running under the call's trace id).
+ *
+ * Tasks are capped per user and per tenant (issue 38, TaskQuota): past MCP_TASKS_PER_* working
+ * tasks, or with MCP_TASK_BYTES_PER_* of results already kept, a call is answered synchronously
+ * (no task). A task is readable only while its owner may still call the tool it ran.
  */
 @Injectable()
 export class McpTasks implements OnModuleDestroy {
   private readonly logger = new Logger('McpTasks');
   private readonly store: TaskStore;
+  private readonly quota: TaskQuota;
   /** task ids whose status changed, heard from every replica (Redis) or this one */
   private readonly changed = new EventEmitter();
   private readonly subscriber?: Redis;
@@ -54,8 +61,15 @@ export class McpTasks implements OnModuleDestroy {
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
     @Inject(REDIS) private readonly redis: Redis | null,
     @Inject(DATABASE) private readonly database: DatabaseHandle,
+    private readonly catalog: CatalogService,
+    private readonly metrics: Metrics,
   ) {
     this.store = redis ? new RedisTaskStore(redis) : new MemoryTaskStore();
+    this.quota = redis ? new RedisTaskQuota(redis, config.mcp) : new MemoryTaskQuota(config.mcp);
+    metrics.describe(
+      'gateway_mcp_task_capped_total',
+      'task calls answered synchronously, or results not kept, at a task cap, by cap',
+    );
     this.changed.setMaxListeners(0);
     // pub/sub channels are not keys: the deployment's prefix is added by hand
     this.channel = `${redis?.options.keyPrefix ?? ''}mcp:task-status`;
@@ -89,9 +103,12 @@ export class McpTasks implements OnModuleDestroy {
   /**
    * The call's result if it ends within MCP_TASK_AFTER_MS, else the task that will hold it;
    * `immediately` (a report that declares `run_as_task`): the task at once, without the wait.
+   * `tool`: the tool the task runs (a report), which its owner must still be able to call to
+   * read it. At a task cap the call is answered synchronously, whatever its length.
    */
   async run<T extends Record<string, unknown>>(
     principal: Principal,
+    tool: string,
     call: Promise<T>,
     { immediately = false } = {},
   ): Promise<{ result: T } | { task: TaskRecord }> {
@@ -107,30 +124,60 @@ export class McpTasks implements OnModuleDestroy {
     // 0: always a task, whatever the call's speed
     const first = after === 0 ? 'late' : await Promise.race([settled, late]);
     clearTimeout(timer);
-    if (first !== 'late') {
-      if ('error' in first) throw first.error;
-      return { result: first.result };
-    }
     const now = new Date().toISOString();
     const task: TaskRecord = {
       taskId: randomUUID(),
       owner: ownerOf(principal),
+      tool,
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
       ttlMs: this.config.mcp.taskTtlMs,
       traceId: currentRequest()?.traceId,
     };
-    await this.store.create(task);
-    void settled.then((outcome) => this.finish(task, outcome));
+    const scope = scopeOf(principal);
+    const capped =
+      first === 'late'
+        ? await this.quota.admit(scope, task.taskId, task.ttlMs).catch(() => 'unavailable' as const)
+        : undefined;
+    if (first !== 'late' || capped !== undefined) {
+      if (capped !== undefined && capped !== 'unavailable') this.capped(capped);
+      const outcome = first === 'late' ? await settled : first;
+      if ('error' in outcome) throw outcome.error;
+      return { result: outcome.result };
+    }
+    try {
+      await this.store.create(task);
+    } catch (err) {
+      await this.quota.ended(scope, task.taskId).catch(() => undefined);
+      throw err;
+    }
+    void settled.then((outcome) => this.finish(task, scope, outcome));
     return { task };
   }
 
-  /** The caller's task, or undefined (unknown, expired, or someone else's: the same). */
+  /**
+   * The caller's task, or undefined (unknown, expired, someone else's, or one whose tool the
+   * caller may no longer call: the same).
+   */
   async get(principal: Principal, taskId: unknown): Promise<TaskRecord | undefined> {
     if (typeof taskId !== 'string' || taskId === '') return undefined;
     const task = await this.store.get(taskId);
-    return task && task.owner === ownerOf(principal) ? task : undefined;
+    if (!task || task.owner !== ownerOf(principal)) return undefined;
+    if (task.tool !== undefined && !(await this.mayCall(principal, task.tool))) return undefined;
+    return task;
+  }
+
+  private async mayCall(principal: Principal, tool: string): Promise<boolean> {
+    if (this.catalog.cachedResolve(principal, tool)) return true;
+    return this.catalog.resolve(principal, tool).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  private capped(cap: TaskCap): void {
+    this.metrics.inc('gateway_mcp_task_capped_total', { cap });
   }
 
   /** Cancels the caller's working task and its query; false when there is no such task. */
@@ -140,6 +187,7 @@ export class McpTasks implements OnModuleDestroy {
     if (task.status !== 'working') return true; // terminal: the same empty acknowledgement
     const cancelled = { ...task, status: 'cancelled' as const, lastUpdatedAt: now() };
     if (!(await this.store.settle(cancelled))) return true;
+    await this.quota.ended(scopeOf(principal), task.taskId).catch(() => undefined);
     this.announce(task.taskId);
     if (task.traceId && this.database.kind === 'postgres')
       await this.cancelStatements(task.taskId, task.traceId);
@@ -178,8 +226,10 @@ export class McpTasks implements OnModuleDestroy {
 
   private async finish(
     task: TaskRecord,
+    scope: TaskScope,
     outcome: { result: Record<string, unknown> } | { error: unknown },
   ): Promise<void> {
+    await this.quota.ended(scope, task.taskId).catch(() => undefined);
     const done: TaskRecord = { ...task, lastUpdatedAt: now() };
     if ('result' in outcome && JSON.stringify(outcome.result).length <= MAX_RESULT_BYTES) {
       done.status = 'completed';
@@ -191,6 +241,8 @@ export class McpTasks implements OnModuleDestroy {
           ? { code: -32603, message: 'the result is too large to keep for a task' }
           : rpcErrorOf(outcome.error);
     }
+    const bytes = Buffer.byteLength(JSON.stringify(done));
+    await this.quota.keep(scope, task.taskId, bytes, task.ttlMs).catch(() => undefined);
     const stored = await this.store.settle(done).catch((err: unknown) => {
       this.logger.warn(
         `could not store the outcome of task ${task.taskId}: ${err instanceof Error ? err.message : String(err)}`,
@@ -199,6 +251,10 @@ export class McpTasks implements OnModuleDestroy {
     });
     if (stored) this.announce(task.taskId);
   }
+}
+
+function scopeOf(principal: Principal): TaskScope {
+  return { owner: ownerOf(principal), tenantId: principal.tenantId };
 }
 
 function now(): string {
