@@ -23,6 +23,9 @@ const SCREENS = [
 ] as const;
 
 function route(): { screen: string; arg?: string } {
+  // a sign-in link (#token=...) is read by the App and leaves the address at once: whichever
+  // hashchange listener runs first, it is the catalog, never "No such screen"
+  if (/(?:^#|&)token=/.test(location.hash)) return { screen: 'catalog' };
   const [screen, arg] = location.hash.replace(/^#\/?/, '').split('/');
   return { screen: screen || 'catalog', arg: arg ? decodeURIComponent(arg) : undefined };
 }
