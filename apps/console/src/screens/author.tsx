@@ -1,10 +1,10 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, describeError } from '../api';
 import type { Identity } from '../api';
 import { CodeView, SqlEditor } from '../code';
 import { changes, EMPTY_DRAFT, formDocument, toDraft } from '../report-form';
 import type { DocumentJson, Draft, FieldRow, FilterRow } from '../report-form';
-import { ChartImage, count, ErrorNote } from './common';
+import { ChartImage, Confirm, count, ErrorNote } from './common';
 import { ReportOptions } from './report-options';
 
 const FILTER_TYPES = [
@@ -57,27 +57,6 @@ type TryOutcome =
   | { is_error: true; error: { code: string; message: string } };
 
 const ID = /^[a-z][a-z0-9_]*$/;
-
-function Confirm(props: { open: string | undefined; onAnswer: (yes: boolean) => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    if (props.open && ref.current && !ref.current.open) ref.current.showModal();
-    if (!props.open && ref.current?.open) ref.current.close();
-  }, [props.open]);
-  return (
-    <dialog ref={ref} aria-labelledby="confirm-text" onCancel={() => props.onAnswer(false)}>
-      <p id="confirm-text">{props.open}</p>
-      <div class="actions">
-        <button type="button" onClick={() => props.onAnswer(false)}>
-          Cancel
-        </button>
-        <button type="button" class="danger" onClick={() => props.onAnswer(true)}>
-          Confirm
-        </button>
-      </div>
-    </dialog>
-  );
-}
 
 export function AuthorScreen({ identity, reportId }: { identity: Identity; reportId?: string }) {
   const [draft, setDraft] = useState<Draft>({ ...EMPTY_DRAFT, id: reportId ?? '' });

@@ -96,8 +96,11 @@ export class ReportAdminService {
     for (let attempt = 0; attempt < 5; attempt++) {
       const [stored] = await this.catalogRows.loadReports(admin.tenantId, { ids: [id] });
       if (!stored) throw new RegistryError('REPORT_NOT_FOUND', `no report "${id}" in your tenant`);
-      const merged = mergePatch(toReportDocument(stored.metadata, stored.status), patch);
+      const current = toReportDocument(stored.metadata, stored.status);
+      const merged = mergePatch(current, patch);
       const parsed = this.accept(catalog, admin, id, merged);
+      // nothing changes (a save of an untouched form): no write, no new version
+      if (JSON.stringify(merged) === JSON.stringify(current)) return this.get(admin, id);
       const outcome = await this.reports.replaceAt(
         admin.tenantId,
         parsed.metadata,
