@@ -50,7 +50,7 @@ describe('console Sources screen: register, test, edit, remove (Chromium)', () =
     expect(await page.content()).not.toContain(password);
     const values = await page
       .locator('input, textarea')
-      .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+      .evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value));
     expect(values.join('\n')).not.toContain(password);
   };
 
