@@ -176,16 +176,18 @@ export function SourcesScreen({ identity }: { identity: Identity }) {
                   ))}
                 </td>
                 <td>{when(s.updated_at)}</td>
-                <td class="actions">
-                  <button type="button" onClick={() => void test(s.name)}>
-                    Test
-                  </button>
-                  <button type="button" onClick={() => setEditing(s)}>
-                    Edit
-                  </button>
-                  <button type="button" class="danger" onClick={() => setRemoving(s.name)}>
-                    Remove
-                  </button>
+                <td>
+                  <div class="actions">
+                    <button type="button" onClick={() => void test(s.name)}>
+                      Test
+                    </button>
+                    <button type="button" onClick={() => setEditing(s)}>
+                      Edit
+                    </button>
+                    <button type="button" class="danger" onClick={() => setRemoving(s.name)}>
+                      Remove
+                    </button>
+                  </div>
                 </td>
               </tr>
             ))}
