@@ -2,7 +2,7 @@
  * Tenant data sources (issue #30): a report call on a tenant's own Postgres server against the
  * same report in the gateway's own database (same SQL, same rows: the demo data is generated
  * into both), and another tenant's p50 while a source is down. In-process gateway on a scratch
- * database (Postgres on 5432, no Redis), the source on the warehouse cluster (port 5499, made on
+ * database (Postgres on 5432, no Redis), the source on the warehouse server (TEST_WAREHOUSE_URL, or the cluster made on
  * demand by test/support/warehouse.ts). Both servers run on this machine, so the source's extra
  * cost is its own pool and session, not a network.
  *
@@ -27,7 +27,7 @@ interface TokenClaims {
 }
 import { eventually } from '../test/support/eventually';
 import { TcpProxy } from '../test/support/tcp-proxy';
-import { createWarehouseDatabase, WAREHOUSE_PORT } from '../test/support/warehouse';
+import { createWarehouseDatabase, warehouseServer } from '../test/support/warehouse';
 
 const CALLS = Number(process.argv[2] ?? 400);
 const root: TokenClaims = { tenant: 'acme', user: 'root', roles: ['admin'] };
@@ -157,7 +157,8 @@ async function main(): Promise<void> {
     `GRANT USAGE ON SCHEMA sales TO ${r}`,
     `GRANT SELECT ON ${TABLES.map((t) => `sales.${t}`).join(', ')} TO ${r}`,
   ]);
-  const proxy = new TcpProxy('127.0.0.1', WAREHOUSE_PORT);
+  const server = await warehouseServer();
+  const proxy = new TcpProxy(server.host, server.port);
   await proxy.start();
   try {
     await withScratchDatabase('gw_ds_bench', 1, async (url) => {
@@ -165,6 +166,7 @@ async function main(): Promise<void> {
       try {
         await putSource(gw, 'wh', reader.url);
         const viaProxy = new URL(reader.url);
+        viaProxy.hostname = '127.0.0.1';
         viaProxy.port = String(proxy.port);
         await putSource(gw, 'whp', viaProxy.toString());
         const lookup = {

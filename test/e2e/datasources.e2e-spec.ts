@@ -6,8 +6,8 @@ import { createWarehouseDatabase, withLogin, WAREHOUSE_NETWORKS } from '../suppo
 import type { WarehouseDatabase } from '../support/warehouse';
 
 /**
- * Tenant data sources (issue #30) end to end: a second Postgres server (the warehouse cluster
- * on port 5499, test/support/warehouse.ts) registered through the admin API with a read-only
+ * Tenant data sources (issue #30) end to end: a second Postgres server (the warehouse server
+ * of TEST_WAREHOUSE_URL, test/support/warehouse.ts) registered through the admin API with a read-only
  * login, a report running on it, the refusals, the secret at rest and tenant isolation.
  */
 const root: TokenClaims = { tenant: 'acme', user: 'root', roles: ['admin'] };

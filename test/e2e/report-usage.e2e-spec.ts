@@ -70,6 +70,66 @@ describe('report usage (e2e, real Postgres)', () => {
     expect(body.chart.svg).toMatch(/^<svg/);
   });
 
+  it('the overview lists every report with its figures, a never-called one included (#39)', async () => {
+    const report = (id: string) =>
+      gw.request(`/v1/admin/reports/${id}`, {
+        method: 'PUT',
+        as: admin,
+        json: {
+          name: `Probe ${id}`,
+          description: 'Orders of one id.',
+          sql_template: 'SELECT o.id FROM orders o WHERE o.id = :order_id',
+          category: 'sales',
+          filters: [{ name: 'order_id', type: 'integer', required: true }],
+          fields: [{ name: 'id', type: 'integer' }],
+        },
+      });
+    expect((await report('overview_probe')).status).toBe(201);
+    expect((await report('overview_never')).status).toBe(201);
+    await call('query_report_overview_probe', { order_id: 7 });
+    await call('query_report_overview_probe', { order_id: 987654321 });
+    await call('query_report_overview_probe', { order_id: 'seven' });
+    const res = await gw.request('/v1/admin/console/usage/overview?days=7', { as: admin });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      days: number;
+      reports: Array<{ id: string; tool: string; calls: number } & Record<string, unknown>>;
+    };
+    expect(body.days).toBe(7);
+    const probe = body.reports.find((r) => r.id === 'overview_probe');
+    expect(probe).toMatchObject({
+      tool: 'query_report_overview_probe',
+      calls: 3,
+      errors: 1,
+      empty: 1,
+    });
+    expect(probe?.p95_ms).toEqual(expect.any(Number));
+    expect(body.reports.find((r) => r.id === 'overview_never')).toMatchObject({
+      calls: 0,
+      errors: 0,
+      error_rate: null,
+      p50_ms: null,
+    });
+    // every report of the tenant, most called first
+    const listed = (await (await gw.request('/v1/admin/reports', { as: admin })).json()) as {
+      reports: Array<{ id: string }>;
+    };
+    expect(body.reports.map((r) => r.id).sort()).toEqual(listed.reports.map((r) => r.id).sort());
+    const calls = body.reports.map((r) => r.calls);
+    expect(calls).toEqual([...calls].sort((a, b) => b - a));
+    // another tenant's admin sees its own reports only; an analyst is refused; days bounded
+    const other = (await (
+      await gw.request('/v1/admin/console/usage/overview', { as: otherAdmin })
+    ).json()) as { reports: Array<{ id: string }> };
+    expect(other.reports.map((r) => r.id)).not.toContain('overview_probe');
+    expect((await gw.request('/v1/admin/console/usage/overview', { as: analyst })).status).toBe(
+      403,
+    );
+    expect(
+      (await gw.request('/v1/admin/console/usage/overview?days=0', { as: admin })).status,
+    ).toBe(400);
+  });
+
   it('tells a call after a select answer from a call off the list, per caller', async () => {
     const res = await gw.request('/v1/tools/select', {
       method: 'POST',

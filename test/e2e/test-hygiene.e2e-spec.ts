@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { dropUnusedTemplates, holdTemplate } from '../support/template-database';
 
@@ -46,5 +48,18 @@ describe('the suite keeps to its own (e2e, real Postgres and Redis)', () => {
     } finally {
       await admin.end();
     }
+  });
+
+  it('reaches the second Postgres server only through TEST_WAREHOUSE_URL (no test hard-codes its port)', () => {
+    const root = path.resolve(__dirname, '..');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(
+      (f) =>
+        f.endsWith('.ts') &&
+        ![path.join(root, 'support/warehouse.ts'), __filename].includes(path.join(root, f)),
+    );
+    const hardCoded = files.filter((f) =>
+      /\b5499\b|WAREHOUSE_PORT/.test(readFileSync(path.join(root, f), 'utf8')),
+    );
+    expect(hardCoded).toEqual([]);
   });
 });

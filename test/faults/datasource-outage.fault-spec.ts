@@ -6,7 +6,7 @@ import {
   createWarehouseDatabase,
   NORTH_ORDERS_SQL,
   readSalesOrders,
-  WAREHOUSE_PORT,
+  warehouseServer,
   WH_ORDERS_REPORT,
   WAREHOUSE_NETWORKS,
 } from '../support/warehouse';
@@ -56,9 +56,11 @@ describe('a tenant data source down, slow and back (faults, TCP proxy)', () => {
   beforeAll(async () => {
     wh = await createWarehouseDatabase(NORTH_ORDERS_SQL);
     const reader = await wh.login(readSalesOrders);
-    proxy = new TcpProxy('127.0.0.1', WAREHOUSE_PORT);
+    const server = await warehouseServer();
+    proxy = new TcpProxy(server.host, server.port);
     await proxy.start();
     const url = new URL(reader.url);
+    url.hostname = '127.0.0.1'; // the proxy listens on loopback, wherever the warehouse is
     url.port = String(proxy.port);
     gw = await startGateway({
       ...WAREHOUSE_NETWORKS,

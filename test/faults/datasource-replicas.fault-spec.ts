@@ -6,7 +6,7 @@ import {
   createWarehouseDatabase,
   NORTH_ORDERS_SQL,
   readSalesOrders,
-  WAREHOUSE_PORT,
+  warehouseServer,
   WH_ORDERS_REPORT,
   WAREHOUSE_NETWORKS,
 } from '../support/warehouse';
@@ -54,14 +54,13 @@ describe('a data source with read replicas: round robin and failover (faults, TC
   beforeAll(async () => {
     wh = await createWarehouseDatabase(NORTH_ORDERS_SQL);
     const reader = await wh.login(readSalesOrders);
-    primary = new TcpProxy('127.0.0.1', WAREHOUSE_PORT);
-    replicas = [
-      new TcpProxy('127.0.0.1', WAREHOUSE_PORT),
-      new TcpProxy('127.0.0.1', WAREHOUSE_PORT),
-    ];
+    const server = await warehouseServer();
+    primary = new TcpProxy(server.host, server.port);
+    replicas = [new TcpProxy(server.host, server.port), new TcpProxy(server.host, server.port)];
     await Promise.all([primary, ...replicas].map((p) => p.start()));
     const through = (p: TcpProxy) => {
       const url = new URL(reader.url);
+      url.hostname = '127.0.0.1'; // the proxy listens on loopback, wherever the warehouse is
       url.port = String(p.port);
       return url.toString();
     };

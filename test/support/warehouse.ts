@@ -12,7 +12,7 @@ import { eventually } from './eventually';
  * TCP with a password (scram), so the data source logins the tests make are checked for real.
  * Only that cluster is ever started here; the main server (5432) is never touched.
  */
-export const WAREHOUSE_PORT = 5499;
+const DEFAULT_PORT = 5499;
 
 /**
  * The warehouse cluster listens on loopback, which a gateway refuses for data sources by default
@@ -54,7 +54,7 @@ function startCluster(): void {
         version,
         CLUSTER,
         '-p',
-        String(WAREHOUSE_PORT),
+        String(DEFAULT_PORT),
         '--',
         '--auth-host=scram-sha-256',
         '--auth-local=peer',
@@ -72,7 +72,7 @@ function startCluster(): void {
 /** The warehouse's superuser URL (database `postgres`), the server started if need be. */
 export async function warehouseAdminUrl(): Promise<string> {
   if (process.env.TEST_WAREHOUSE_URL) return process.env.TEST_WAREHOUSE_URL;
-  if (!(await reachable(WAREHOUSE_PORT))) {
+  if (!(await reachable(DEFAULT_PORT))) {
     // Test files run in parallel: another may be creating or starting the cluster right now,
     // and then these commands fail ("already exists", "already running"). What counts is that
     // the server answers soon after; only if it does not is the failure reported.
@@ -85,7 +85,7 @@ export async function warehouseAdminUrl(): Promise<string> {
     try {
       await eventually(
         async () => {
-          if (!(await reachable(WAREHOUSE_PORT))) throw new Error('warehouse not up yet');
+          if (!(await reachable(DEFAULT_PORT))) throw new Error('warehouse not up yet');
         },
         { timeoutMs: 60_000, intervalMs: 200 },
       );
@@ -93,7 +93,16 @@ export async function warehouseAdminUrl(): Promise<string> {
       throw failure ?? err;
     }
   }
-  return `postgres://postgres:${SUPERUSER_PASSWORD}@127.0.0.1:${WAREHOUSE_PORT}/postgres`;
+  return `postgres://postgres:${SUPERUSER_PASSWORD}@127.0.0.1:${DEFAULT_PORT}/postgres`;
+}
+
+/**
+ * Host and port of the warehouse server, from the same setting as every other warehouse test
+ * (TEST_WAREHOUSE_URL, else the local cluster): for a TCP proxy put in front of it.
+ */
+export async function warehouseServer(): Promise<{ host: string; port: number }> {
+  const url = new URL(await warehouseAdminUrl());
+  return { host: url.hostname, port: Number(url.port || 5432) };
 }
 
 export function withDatabase(url: string, database: string): string {

@@ -23,6 +23,9 @@ const SCREENS = [
 ] as const;
 
 function route(): { screen: string; arg?: string } {
+  // a sign-in link (#token=...) is read by the App and leaves the address at once: whichever
+  // hashchange listener runs first, it is the catalog, never "No such screen"
+  if (/(?:^#|&)token=/.test(location.hash)) return { screen: 'catalog' };
   const [screen, arg] = location.hash.replace(/^#\/?/, '').split('/');
   return { screen: screen || 'catalog', arg: arg ? decodeURIComponent(arg) : undefined };
 }
@@ -49,7 +52,10 @@ function useNow(intervalMs: number): number {
 function expiry(identity: Identity, now: number): string {
   if (identity.exp === undefined) return 'no expiry in the token';
   const left = Math.round(identity.exp - now / 1000);
-  const at = new Date(identity.exp * 1000).toLocaleTimeString();
+  const at = new Date(identity.exp * 1000).toLocaleTimeString([], {
+    hour: '2-digit',
+    minute: '2-digit',
+  });
   if (left <= 0) return `expired at ${at}`;
   const minutes = Math.floor(left / 60);
   return `expires at ${at} (in ${minutes > 0 ? `${minutes} min` : `${left} s`})`;
@@ -151,7 +157,9 @@ function App() {
           <span>
             <strong>{identity.user}</strong> @ <strong>{identity.tenant}</strong>
           </span>
-          <span class="roles">{identity.roles.join(', ') || 'no roles'}</span>
+          <span class="roles" title={identity.roles.join(', ')}>
+            {identity.roles.join(', ') || 'no roles'}
+          </span>
           <span class={expired ? 'expired' : 'expiry'}>{expiry(identity, now)}</span>
           <button
             type="button"

@@ -13,6 +13,7 @@ import { BodyGate } from './http/body-gate';
 import { discoverHotPaths } from './http/hot-path';
 import { HotPaths } from './http/hot-paths';
 import { buildOpenApi } from './http/openapi';
+import { acceptMergePatch } from './http/merge-patch-body';
 import { installEmptyBodyRule } from './http/empty-body';
 import { createLogger, PinoNestLogger } from './pipeline/logger';
 import { PipelineModule } from './pipeline/pipeline.module';
@@ -49,6 +50,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<NestF
   );
   SwaggerModule.setup('docs', app, buildOpenApi(app), { jsonDocumentUrl: 'docs/json' });
   installEmptyBodyRule(app.getHttpAdapter().getInstance());
+  acceptMergePatch(app.getHttpAdapter().getInstance());
   await registerConsole(app, app.get<GatewayConfig>(gatewayConfig.KEY).console.directory);
   const metrics = app.get(Metrics);
   if (settings.metrics.enabled) collectDefaultMetrics({ register: metrics.registry });

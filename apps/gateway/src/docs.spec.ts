@@ -116,4 +116,20 @@ describe('docs', () => {
     expect(actual).toEqual(expected);
     expect([...documented.keys()].filter((code) => !(code in ERRORS))).toEqual([]);
   });
+
+  it('decision records are numbered once and every one is in both indexes', () => {
+    const records = readdirSync(path.join(ROOT, 'docs/decisions')).filter((f) =>
+      /^\d{4}-.+\.md$/.test(f),
+    );
+    const numbers = records.map((f) => f.slice(0, 4));
+    expect(numbers.filter((n, i) => numbers.indexOf(n) !== i)).toEqual([]);
+    const index = read('docs/decisions/README.md');
+    const docsIndex = read('docs/README.md');
+    const readme = read('README.md');
+    for (const record of records) {
+      expect([record, index.includes(`(${record})`)]).toEqual([record, true]);
+      expect([record, docsIndex.includes(`decisions/${record}`)]).toEqual([record, true]);
+      expect([record, readme.includes(`docs/decisions/${record}`)]).toEqual([record, true]);
+    }
+  });
 });

@@ -14,6 +14,7 @@ import { GeneratedDataAccess } from './data-access';
 import { RunQueries } from './run-queries';
 import { CallStatsBatch } from './call-stats';
 import { redactValues, RunValues } from './error-redaction';
+import { RunLog } from './run-log';
 import { GeneratedToolStatsRepository } from './generated-tool-stats.repository';
 import type { RunScope, TenantScope } from './data-access';
 import { META_TOOL_OPTIONS, resolveOptions } from './options';
@@ -118,6 +119,12 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
       argsJson = checked;
     }
     const user = runUser(run.scope);
+    // what the run was given and reads, for the redaction of its log lines (and of its error)
+    const values = run.values ?? new RunValues();
+    if (!run.values) values.gave([run.call?.args, user.user_id, user.claims]);
+    const log = new RunLog(values, (line) =>
+      this.logger.log(`[${run.tenantId}/${run.name}] ${line}`),
+    );
     let queries: RunQueries | undefined;
     const outcome = await this.pool.run({
       tenantId: run.tenantId,
@@ -138,12 +145,10 @@ export class SandboxedToolRunner implements GeneratedToolRunner, OnModuleDestroy
             ? await this.data.report(run.scope, a, b, queries)
             : await this.data.query(run.scope, a, b, queries);
         const json = hostResultJson(op, value);
-        run.values?.read(json);
+        values.read(json);
         return json;
       },
-      onLog: (level, text) => {
-        this.logger.log(`[${run.tenantId}/${run.name}] console.${level}: ${text}`);
-      },
+      onLog: (level, text) => log.line(level, text),
     });
     // the job is over (its signal aborted): what it left running is being cancelled
     await queries?.settled();

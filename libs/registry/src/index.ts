@@ -92,6 +92,8 @@ export {
   latencyBucket,
 } from './execution/report-usage';
 export type { ToolUsage, UsageSummary } from './execution/report-usage';
+export { figuresByTool, NEVER_CALLED } from './execution/usage-overview';
+export type { ToolFigures } from './execution/usage-overview';
 export type { FoundVia, UsageSettings } from './tokens';
 export type { CallBucket } from './execution/call-activity';
 

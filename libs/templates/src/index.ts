@@ -7,6 +7,7 @@ export * from './errors';
 export * from './formats';
 export * from './identity';
 export * from './json-schema';
+export * from './merge-patch';
 export * from './paging';
 export * from './provider-schema';
 export * from './result-text';

@@ -1,8 +1,11 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, describeError } from '../api';
 import type { Identity } from '../api';
 import { CodeView, SqlEditor } from '../code';
-import { ChartImage, count, ErrorNote } from './common';
+import { changes, EMPTY_DRAFT, formDocument, toDraft } from '../report-form';
+import type { DocumentJson, Draft, FieldRow, FilterRow } from '../report-form';
+import { ChartImage, Confirm, count, ErrorNote } from './common';
+import { ReportOptions } from './report-options';
 
 const FILTER_TYPES = [
   'string',
@@ -18,44 +21,9 @@ const FILTER_TYPES = [
 const FIELD_TYPES = ['string', 'integer', 'number', 'date', 'timestamp', 'boolean', 'json'];
 const FORMATS = ['openai', 'anthropic', 'mcp'] as const;
 
-interface FilterRow {
-  name: string;
-  type: string;
-  required: boolean;
-  enumValues: string;
-  defaultValue: string;
-  description: string;
-}
-interface FieldRow {
-  name: string;
-  type: string;
-  description: string;
-}
-interface Draft {
+interface ReportDocument extends DocumentJson {
   id: string;
-  name: string;
-  description: string;
-  category: string;
-  sql: string;
-  filters: FilterRow[];
-  fields: FieldRow[];
-}
-interface ReportDocument {
-  id: string;
-  name: string;
-  description: string;
-  sql_template: string;
-  category: string;
   status: 'active' | 'disabled';
-  filters: Array<{
-    name: string;
-    type: string;
-    description: string;
-    required: boolean;
-    enum_values: string[] | null;
-    default: unknown;
-  }>;
-  fields: Array<{ name: string; type: string; description: string }>;
 }
 interface Problem {
   rule: string;
@@ -88,93 +56,12 @@ type TryOutcome =
     }
   | { is_error: true; error: { code: string; message: string } };
 
-const EMPTY: Draft = {
-  id: '',
-  name: '',
-  description: '',
-  category: '',
-  sql: '',
-  filters: [],
-  fields: [],
-};
-
-function toDraft(doc: ReportDocument): Draft {
-  return {
-    id: doc.id,
-    name: doc.name,
-    description: doc.description,
-    category: doc.category,
-    sql: doc.sql_template,
-    filters: doc.filters.map((f) => ({
-      name: f.name,
-      type: f.type,
-      required: f.required,
-      enumValues: (f.enum_values ?? []).join(', '),
-      defaultValue: f.default === null || f.default === undefined ? '' : JSON.stringify(f.default),
-      description: f.description,
-    })),
-    fields: doc.fields.map((f) => ({ ...f })),
-  };
-}
-
-function toDocument(draft: Draft, status: 'active' | 'disabled'): Record<string, unknown> {
-  return {
-    name: draft.name,
-    description: draft.description,
-    category: draft.category,
-    sql_template: draft.sql,
-    status,
-    filters: draft.filters.map((f) => {
-      let def: unknown = null;
-      if (f.defaultValue.trim()) {
-        try {
-          def = JSON.parse(f.defaultValue);
-        } catch {
-          def = f.defaultValue;
-        }
-      }
-      const values = f.enumValues
-        .split(',')
-        .map((v) => v.trim())
-        .filter(Boolean);
-      return {
-        name: f.name,
-        type: f.type,
-        required: f.required,
-        description: f.description,
-        enum_values: values.length ? values : null,
-        default: def,
-      };
-    }),
-    fields: draft.fields.map((f) => ({ name: f.name, type: f.type, description: f.description })),
-  };
-}
-
 const ID = /^[a-z][a-z0-9_]*$/;
 
-function Confirm(props: { open: string | undefined; onAnswer: (yes: boolean) => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    if (props.open && ref.current && !ref.current.open) ref.current.showModal();
-    if (!props.open && ref.current?.open) ref.current.close();
-  }, [props.open]);
-  return (
-    <dialog ref={ref} aria-labelledby="confirm-text" onCancel={() => props.onAnswer(false)}>
-      <p id="confirm-text">{props.open}</p>
-      <div class="actions">
-        <button type="button" onClick={() => props.onAnswer(false)}>
-          Cancel
-        </button>
-        <button type="button" class="danger" onClick={() => props.onAnswer(true)}>
-          Confirm
-        </button>
-      </div>
-    </dialog>
-  );
-}
-
 export function AuthorScreen({ identity, reportId }: { identity: Identity; reportId?: string }) {
-  const [draft, setDraft] = useState<Draft>({ ...EMPTY, id: reportId ?? '' });
+  const [draft, setDraft] = useState<Draft>({ ...EMPTY_DRAFT, id: reportId ?? '' });
+  // the document as loaded: members the form does not show are carried from it untouched
+  const [loaded, setLoaded] = useState<ReportDocument>();
   const [stored, setStored] = useState<
     { status: 'active' | 'disabled'; view: Status } | undefined
   >();
@@ -196,6 +83,7 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
     ).then(
       (v) => {
         setDraft(toDraft(v.report));
+        setLoaded(v.report);
         setStored({ status: v.report.status, view: v.status });
         setLoadError(undefined);
       },
@@ -207,7 +95,8 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
     setTried(undefined);
     if (reportId) void load(reportId);
     else {
-      setDraft({ ...EMPTY });
+      setDraft({ ...EMPTY_DRAFT });
+      setLoaded(undefined);
       setStored(undefined);
     }
   }, [reportId, identity.token]);
@@ -222,7 +111,7 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
     const controller = new AbortController();
     const timer = setTimeout(() => {
       api<Verdict>(identity, `/v1/admin/reports/${draft.id}/validate`, {
-        json: toDocument(draft, stored?.status ?? 'active'),
+        json: formDocument(draft, loaded),
         signal: controller.signal,
       }).then(
         (v) => {
@@ -238,7 +127,7 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
       clearTimeout(timer);
       controller.abort();
     };
-  }, [draft, identity.token]);
+  }, [draft, loaded, identity.token]);
 
   const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
   const setFilter = (i: number, patch: Partial<FilterRow>) =>
@@ -254,14 +143,16 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
     setSaveError(undefined);
     setSaved(undefined);
     try {
+      // an existing report: only what the form changed (PATCH), so nothing else is touched
       const view = await api<{ report: ReportDocument; status: Status }>(
         identity,
         `/v1/admin/reports/${draft.id}`,
-        {
-          method: 'PUT',
-          json: toDocument(draft, stored?.status ?? 'active'),
-        },
+        loaded
+          ? { method: 'PATCH', json: changes(loaded, formDocument(draft, loaded)) }
+          : { method: 'PUT', json: formDocument(draft) },
       );
+      setLoaded(view.report);
+      setDraft(toDraft(view.report));
       setStored({ status: view.report.status, view: view.status });
       setSaved(`Saved ${draft.id} (version ${view.status.version}).`);
       // the address names the saved report; no hashchange, so this screen keeps its state
@@ -280,6 +171,7 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
           `/v1/admin/reports/${draft.id}/${to}`,
           { method: 'POST' },
         );
+        setLoaded(view.report);
         setStored({ status: view.report.status, view: view.status });
         setSaved(`${to === 'disable' ? 'Disabled' : 'Enabled'} ${draft.id}.`);
       },
@@ -289,6 +181,7 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
       await api(identity, `/v1/admin/reports/${draft.id}`, { method: 'DELETE' });
       setSaved(`Deleted ${draft.id}.`);
       setStored(undefined);
+      setLoaded(undefined);
       location.hash = '#/catalog';
     });
   const tryIt = async () => {
@@ -304,7 +197,7 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
     try {
       setTried(
         await api<TryOutcome>(identity, `/v1/admin/reports/${draft.id}/try`, {
-          json: { report: toDocument(draft, 'active'), arguments: args },
+          json: { report: { ...formDocument(draft, loaded), status: 'active' }, arguments: args },
         }),
       );
     } catch (err) {
@@ -499,6 +392,7 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
               Add field
             </button>
           </fieldset>
+          <ReportOptions identity={identity} draft={draft} set={set} />
           <p class="muted">
             Context and grants follow the category:{' '}
             {verdict?.tool

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { describeError } from '../api';
 
 /** Loads with `load`, again on `reload()`; keeps the last good value while reloading. */
@@ -58,4 +58,26 @@ export function ChartImage(props: {
   if (!chart.svg) return null;
   const src = `data:image/svg+xml;base64,${btoa(unescape(encodeURIComponent(chart.svg)))}`;
   return <img class="chart" src={src} alt={props.label} data-testid={props.testId} />;
+}
+
+/** A modal yes/no question; `open` is its text (undefined: closed). */
+export function Confirm(props: { open: string | undefined; onAnswer: (yes: boolean) => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    if (props.open && ref.current && !ref.current.open) ref.current.showModal();
+    if (!props.open && ref.current?.open) ref.current.close();
+  }, [props.open]);
+  return (
+    <dialog ref={ref} aria-labelledby="confirm-text" onCancel={() => props.onAnswer(false)}>
+      <p id="confirm-text">{props.open}</p>
+      <div class="actions">
+        <button type="button" onClick={() => props.onAnswer(false)}>
+          Cancel
+        </button>
+        <button type="button" class="danger" onClick={() => props.onAnswer(true)}>
+          Confirm
+        </button>
+      </div>
+    </dialog>
+  );
 }

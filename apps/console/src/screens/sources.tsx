@@ -1,7 +1,8 @@
-import { useEffect } from 'preact/hooks';
-import { api } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { api, describeError } from '../api';
 import type { Identity } from '../api';
-import { ErrorNote, useLoad, when } from './common';
+import { Confirm, ErrorNote, useLoad, when } from './common';
+import { SourceForm } from './source-form';
 
 interface Endpoint {
   endpoint: string;
@@ -32,12 +33,48 @@ interface Source {
   };
 }
 
-/** The tenant's own Postgres servers (GET /v1/admin/datasources): connection and health. */
+/**
+ * The tenant's own Postgres servers (GET /v1/admin/datasources): connection and health; register,
+ * test (a fresh health check), edit and remove them through the admin API. No password is ever
+ * shown: the API never returns one.
+ */
 export function SourcesScreen({ identity }: { identity: Identity }) {
   const { value, error, reload } = useLoad(
     () => api<{ datasources: Source[] }>(identity, '/v1/admin/datasources'),
     [identity.token],
   );
+  const [editing, setEditing] = useState<Source | 'new'>();
+  const [notice, setNotice] = useState<string>();
+  const [actionError, setActionError] = useState<string>();
+  const [removing, setRemoving] = useState<string>();
+  const test = async (name: string) => {
+    setNotice(undefined);
+    setActionError(undefined);
+    try {
+      const s = await api<Source>(identity, `/v1/admin/datasources/${encodeURIComponent(name)}`);
+      setNotice(
+        s.health.reachable
+          ? `${name} is reachable (${s.health.latency_ms ?? '?'} ms${s.health.server_version ? `, ${s.health.server_version}` : ''}).`
+          : `${name} is unreachable: ${s.health.last_error ?? 'no answer'}.`,
+      );
+      reload();
+    } catch (err) {
+      setActionError(describeError(err));
+    }
+  };
+  const remove = async (name: string) => {
+    setNotice(undefined);
+    setActionError(undefined);
+    try {
+      await api(identity, `/v1/admin/datasources/${encodeURIComponent(name)}`, {
+        method: 'DELETE',
+      });
+      setNotice(`Removed ${name}.`);
+      reload();
+    } catch (err) {
+      setActionError(describeError(err));
+    }
+  };
   useEffect(() => {
     const t = setInterval(reload, 15_000);
     return () => clearInterval(t);
@@ -50,6 +87,9 @@ export function SourcesScreen({ identity }: { identity: Identity }) {
         <button type="button" onClick={reload}>
           Refresh
         </button>
+        <button type="button" class="primary" onClick={() => setEditing('new')}>
+          Register a source
+        </button>
       </div>
       <p class="muted">
         The tenant's own Postgres servers its reports may name (<code>"datasource"</code>),
@@ -57,6 +97,24 @@ export function SourcesScreen({ identity }: { identity: Identity }) {
         login. Passwords are never shown.
       </p>
       <ErrorNote error={error} />
+      {editing && (
+        <SourceForm
+          identity={identity}
+          editing={editing === 'new' ? undefined : editing}
+          onSaved={(m) => {
+            setEditing(undefined);
+            setNotice(m);
+            reload();
+          }}
+          onCancel={() => setEditing(undefined)}
+        />
+      )}
+      {notice && (
+        <p class="notice" role="status" data-testid="source-notice">
+          {notice}
+        </p>
+      )}
+      <ErrorNote error={actionError} />
       {value && sources.length === 0 && (
         <p data-testid="no-sources">
           No data source is registered: every report runs on the gateway's database.
@@ -71,6 +129,7 @@ export function SourcesScreen({ identity }: { identity: Identity }) {
               <th scope="col">Health</th>
               <th scope="col">Endpoints</th>
               <th scope="col">Last change</th>
+              <th scope="col">Actions</th>
             </tr>
           </thead>
           <tbody>
@@ -117,11 +176,35 @@ export function SourcesScreen({ identity }: { identity: Identity }) {
                   ))}
                 </td>
                 <td>{when(s.updated_at)}</td>
+                <td>
+                  <div class="actions">
+                    <button type="button" onClick={() => void test(s.name)}>
+                      Test
+                    </button>
+                    <button type="button" onClick={() => setEditing(s)}>
+                      Edit
+                    </button>
+                    <button type="button" class="danger" onClick={() => setRemoving(s.name)}>
+                      Remove
+                    </button>
+                  </div>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      <Confirm
+        open={
+          removing &&
+          `Remove the data source ${removing}? Refused while a report runs on it; its login is forgotten.`
+        }
+        onAnswer={(yes) => {
+          const name = removing;
+          setRemoving(undefined);
+          if (yes && name) void remove(name);
+        }}
+      />
     </section>
   );
 }

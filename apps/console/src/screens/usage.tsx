@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import type { Identity } from '../api';
 import { ChartImage, count, ErrorNote, useLoad } from './common';
+import { UsageOverview } from './usage-overview';
 
 interface Usage {
   tool: string;
@@ -29,17 +30,20 @@ const rate = (r: number | null) => (r === null ? 'n/a' : `${(r * 100).toFixed(1)
 const ms = (v: number | null) => (v === null ? 'n/a' : `≤ ${v} ms`);
 const DAYS = [7, 14, 30, 90];
 
-/** How one report tool of the tenant is used: the gateway's own counts, never its rows. */
+/**
+ * How the tenant's report tools are used: every report at once (`#/usage`), or one in detail
+ * (`#/usage/<tool>`). The gateway's own counts, never its rows.
+ */
 export function UsageScreen({ identity, tool }: { identity: Identity; tool?: string }) {
   const [days, setDays] = useState(14);
   const catalog = useLoad(
     () => api<Catalog>(identity, '/v1/admin/console/catalog'),
     [identity.token],
   );
-  const chosen = tool ?? (catalog.value ? `query_report_${catalog.value.reports[0]?.id}` : '');
+  const chosen = tool ?? '';
   const usage = useLoad(
     () =>
-      chosen && !chosen.endsWith('_undefined')
+      chosen
         ? api<Usage>(
             identity,
             `/v1/admin/console/usage?tool=${encodeURIComponent(chosen)}&days=${days}`,
@@ -52,9 +56,11 @@ export function UsageScreen({ identity, tool }: { identity: Identity; tool?: str
     <section aria-labelledby="usage-title">
       <div class="title-row">
         <h1 id="usage-title">Usage</h1>
-        <button type="button" onClick={usage.reload}>
-          Refresh
-        </button>
+        {chosen && (
+          <button type="button" onClick={usage.reload}>
+            Refresh
+          </button>
+        )}
       </div>
       <div class="actions">
         <label>
@@ -63,9 +69,11 @@ export function UsageScreen({ identity, tool }: { identity: Identity; tool?: str
             name="tool"
             value={chosen}
             onChange={(e) => {
-              location.hash = `#/usage/${encodeURIComponent((e.target as HTMLSelectElement).value)}`;
+              const picked = (e.target as HTMLSelectElement).value;
+              location.hash = picked ? `#/usage/${encodeURIComponent(picked)}` : '#/usage';
             }}
           >
+            <option value="">all reports (overview)</option>
             {(catalog.value?.reports ?? []).map((r) => (
               <option value={`query_report_${r.id}`}>
                 {r.id} — {r.name}
@@ -87,24 +95,25 @@ export function UsageScreen({ identity, tool }: { identity: Identity; tool?: str
         </label>
       </div>
       <ErrorNote error={catalog.error ?? usage.error} />
+      {!chosen && <UsageOverview identity={identity} days={days} />}
       {u && !u.enabled && (
         <p class="notice" role="status">
           Usage is not recorded on this gateway (USAGE_RETENTION_DAYS=0).
         </p>
       )}
-      {u && (
+      {chosen && u && (
         <div data-testid="usage">
           <div class="usage-figures">
             <div>
               <strong>{u.summary.calls}</strong> {u.summary.calls === 1 ? 'call' : 'calls'}
             </div>
             <div>
-              <strong>{rate(u.summary.error_rate)}</strong> errors (
-              {count(u.summary.errors, 'call')})
+              <strong>{rate(u.summary.error_rate)}</strong> errors ({u.summary.errors} of{' '}
+              {count(u.summary.calls, 'call')})
             </div>
             <div>
-              <strong>{rate(u.summary.empty_rate)}</strong> empty results (
-              {count(u.summary.empty, 'call')})
+              <strong>{rate(u.summary.empty_rate)}</strong> empty results ({u.summary.empty} of{' '}
+              {count(u.summary.calls - u.summary.errors, 'answered call')})
             </div>
             <div>
               <strong>{ms(u.summary.p50_ms)}</strong> p50 latency
@@ -131,7 +140,13 @@ export function UsageScreen({ identity, tool }: { identity: Identity; tool?: str
             </tbody>
           </table>
           <h2>Calls per day</h2>
-          <ChartImage chart={u.chart} label={`calls per day of ${u.tool}`} testId="usage-chart" />
+          {u.summary.calls === 0 ? (
+            <p class="muted" data-testid="usage-no-calls">
+              No calls in the last {u.days} days: nothing to draw.
+            </p>
+          ) : (
+            <ChartImage chart={u.chart} label={`calls per day of ${u.tool}`} testId="usage-chart" />
+          )}
           <p class="muted">
             Counted by every gateway instance and written every few seconds; no argument or row
             value is kept. Days older than the retention are forgotten.

@@ -7,6 +7,7 @@ import {
   Get,
   HttpCode,
   Param,
+  Patch,
   Post,
   Put,
   Res,
@@ -54,6 +55,24 @@ export class AdminReportsController {
     const { created, ...view } = await this.reports.put(admin, id, document);
     void reply.status(created ? 201 : 200);
     return view;
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary:
+      'Change some members of a report (JSON Merge Patch, RFC 7396): members left out stay as stored, null resets an optional one; the merged report is judged as PUT judges it (422 changes nothing)',
+  })
+  @ApiAnswer({
+    schema: 'AdminReport',
+    body: 'ReportPatch',
+    errors: [...AUTHED, 404, 409, 413, 422],
+  })
+  patch(
+    @CurrentPrincipal() admin: Principal,
+    @Param('id') id: string,
+    @Body() patch: unknown,
+  ): Promise<AdminReportView> {
+    return this.reports.patch(admin, id, patch);
   }
 
   @Delete(':id')

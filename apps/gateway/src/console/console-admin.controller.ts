@@ -118,10 +118,18 @@ export class ConsoleAdminController {
         'HTTP_400',
         'tool is required: a tool name, e.g. ?tool=query_report_sales',
       );
-    const n = days === undefined || days === '' ? 14 : Number(days);
-    if (!Number.isInteger(n) || n < 1 || n > 90)
-      throw new GatewayError('HTTP_400', `days must be a whole number from 1 to 90; got "${days}"`);
-    return this.console.usage(admin, tool, n);
+    return this.console.usage(admin, tool, usageDays(days));
+  }
+
+  @Get('console/usage/overview')
+  @ApiOperation({
+    summary:
+      'Every report of your tenant with calls, errors, empty results and p50/p95 over the period; never-called ones included',
+  })
+  @ApiStringQuery('days', 'days back, 1 to 90 (default 14)', { example: '14' })
+  @ApiAnswer({ schema: 'ConsoleView' })
+  usageOverview(@CurrentPrincipal() admin: Principal, @Query('days') days?: string) {
+    return this.console.usageOverview(admin, usageDays(days));
   }
 
   @Get('console/health')
@@ -132,4 +140,12 @@ export class ConsoleAdminController {
   health(@CurrentPrincipal() admin: Principal) {
     return this.console.health(admin);
   }
+}
+
+/** The `days` of a usage query: 1 to 90, 14 when absent; else a 400 naming it. */
+function usageDays(days: string | undefined): number {
+  const n = days === undefined || days === '' ? 14 : Number(days);
+  if (!Number.isInteger(n) || n < 1 || n > 90)
+    throw new GatewayError('HTTP_400', `days must be a whole number from 1 to 90; got "${days}"`);
+  return n;
 }

@@ -5,13 +5,21 @@ import {
   CallActivity,
   CatalogService,
   CatalogStore,
+  figuresByTool,
   Metrics,
+  NEVER_CALLED,
   RegistryError,
   ReportAdminService,
   ReportExecutor,
   ReportUsage,
 } from '@app/registry';
-import type { Principal, TenantCatalog, ToolCallOutcome, ToolUsage } from '@app/registry';
+import type {
+  Principal,
+  TenantCatalog,
+  ToolCallOutcome,
+  ToolFigures,
+  ToolUsage,
+} from '@app/registry';
 import { formatTool, TOOL_FORMATS, vegaLiteSpec } from '@app/templates';
 import type { ToolFormat } from '@app/templates';
 import { Injectable } from '@nestjs/common';
@@ -158,6 +166,33 @@ export class ConsoleAdminService {
       ...usage,
       enabled: this.usageTable.enabled,
       chart: await this.charts.drawSpec('line', spec, 'svg'),
+    };
+  }
+
+  /**
+   * Every report of the caller's tenant with its figures over the last `days`: calls, errors,
+   * empty results, p50/p95; a report no one called is listed with zero calls, never left out.
+   */
+  async usageOverview(
+    admin: Principal,
+    days: number,
+  ): Promise<{
+    days: number;
+    enabled: boolean;
+    reports: Array<{ id: string; name: string; tool: string } & ToolFigures>;
+  }> {
+    const reports = await this.reports.list(admin); // checks the admin role
+    await this.usageTable.flush();
+    const figures = figuresByTool(await this.usageTable.tenantHours(admin.tenantId, days));
+    return {
+      days,
+      enabled: this.usageTable.enabled,
+      reports: reports
+        .map((r) => {
+          const tool = `query_report_${r.id}`;
+          return { id: r.id, name: r.name, tool, ...(figures.get(tool) ?? NEVER_CALLED) };
+        })
+        .sort((a, b) => b.calls - a.calls || (a.id < b.id ? -1 : 1)),
     };
   }
 

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { connectPostgres, countTenants, migrateToLatest, openPGlite, seedDemo } from '@app/db';
 import type { DatabaseHandle } from '@app/db';
 import { ConfigError } from '../config/gateway.config';
+import { lockDataDir } from './data-dir-lock';
+import type { DataDirLock } from './data-dir-lock';
 import type { GatewaySettings } from '../config/gateway.config';
 import type { DatabaseSettings } from '../config/namespaces';
 
@@ -22,13 +24,34 @@ export async function openDatabase(settings: DatabaseSettings): Promise<OpenedDa
   }
   const dir = path.resolve(settings.dataDir, 'pglite');
   await writableDirectory(dir, 'DATA_DIR');
-  const handle = await openPGlite(dir);
+  const lock = lockDataDir(path.resolve(settings.dataDir), `${dir}.lock`);
+  let handle: DatabaseHandle;
+  try {
+    handle = releasedOnClose(await openPGlite(dir), lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   await migrateToLatest(handle.db);
   const seeded = (await countTenants(handle.db)) === 0;
   if (seeded) await seedDemo(handle.db);
   return {
     handle,
     description: `embedded PGlite at ${dir}${seeded ? ' (migrated and seeded with the demo catalog)' : ''}; set DATABASE_URL to use Postgres`,
+  };
+}
+
+/** The handle whose close also gives up the data directory's lock. */
+function releasedOnClose(handle: DatabaseHandle, lock: DataDirLock): DatabaseHandle {
+  return {
+    ...handle,
+    async close() {
+      try {
+        await handle.close();
+      } finally {
+        lock.release();
+      }
+    },
   };
 }
 

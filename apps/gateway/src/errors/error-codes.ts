@@ -79,6 +79,11 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   },
   REPORT_NOT_FOUND: refusal(404, RPC.invalidRequest, 'admin API: no such report in the tenant'),
   INVALID_REPORT: refusal(422, RPC.invalidRequest, 'admin API: the report document is rejected'),
+  REPORT_CHANGED: refusal(
+    409,
+    RPC.invalidRequest,
+    'admin API: the report kept changing under a PATCH (other writers); send it again',
+  ),
   INVALID_TEMPLATE: refusal(422, RPC.invalidRequest, 'a SQL template the SQL guard refuses'),
   DATABASE_UNAVAILABLE: refusal(503, RPC.internalError, 'Postgres cannot be reached'),
   DATASOURCE_NOT_FOUND: refusal(

@@ -20,6 +20,27 @@ const obj = (properties: Record<string, Schema>, required: string[] = Object.key
 });
 const list = (items: Schema): Schema => ({ type: 'array', items });
 
+/**
+ * The body of PATCH /v1/admin/reports/{id}: a JSON Merge Patch (RFC 7396) of the report
+ * document. Any member may be left out (it stays as stored); `null` resets an optional member.
+ */
+function reportPatchSchema(): Schema {
+  const { properties } = REPORT_DOCUMENT_SCHEMA;
+  const required = new Set<string>(REPORT_DOCUMENT_SCHEMA.required);
+  return {
+    type: 'object',
+    description:
+      'JSON Merge Patch (RFC 7396) of ReportDocument: members left out stay as stored, null resets an optional member; the merged document must be a valid ReportDocument',
+    additionalProperties: false,
+    properties: Object.fromEntries(
+      Object.entries(properties).map(([name, schema]) => [
+        name,
+        required.has(name) ? schema : { anyOf: [schema, { type: 'null' }] },
+      ]),
+    ),
+  };
+}
+
 /** A JSON Schema a tool takes or returns; any keywords. */
 const JsonSchema = { ...anyObject, description: 'a JSON Schema (draft 2020-12)' };
 
@@ -204,6 +225,7 @@ const REQUESTS: Record<string, Schema> = {
     tools: list(anyObject),
   }),
   ReportDocument: REPORT_DOCUMENT_SCHEMA as unknown as Schema,
+  ReportPatch: reportPatchSchema(),
   RejectRequest: { ...obj({ reason: { ...str, maxLength: 500 } }, []), additionalProperties: true },
   TryRequest: obj({ report: ref('ReportDocument'), arguments: anyObject }, ['report']),
 };

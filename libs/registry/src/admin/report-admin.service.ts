@@ -1,5 +1,6 @@
 import {
   argumentBoundsProblem,
+  mergePatch,
   parseReportDocument,
   ReportTool,
   TemplateError,
@@ -73,6 +74,54 @@ export class ReportAdminService {
     document: unknown,
   ): Promise<AdminReportView & { created: boolean }> {
     const catalog = await this.adminCatalog(admin);
+    const parsed = this.accept(catalog, admin, id, document);
+    const created = await this.reports.upsert(admin.tenantId, parsed.metadata, parsed.status);
+    this.store.invalidate(admin.tenantId);
+    return { created, ...(await this.get(admin, id)) };
+  }
+
+  /**
+   * A partial update (JSON Merge Patch, RFC 7396) of an existing report: the members the patch
+   * names change, `null` resets an optional one, every other member (those a client does not
+   * know included) stays as stored. The merged document is judged as a PUT would be, and written
+   * only if no other write came in between (else merged again onto the newer one).
+   */
+  async patch(admin: Principal, id: string, patch: unknown): Promise<AdminReportView> {
+    const catalog = await this.adminCatalog(admin);
+    const tooBig = argumentBoundsProblem(patch, { maxDepth: 16, maxBytes: 1024 * 1024 });
+    if (tooBig !== undefined)
+      throw invalid([{ rule: 'document', message: `the patch: ${tooBig}` }]);
+    if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
+      throw invalid([{ rule: 'document', message: 'the patch must be a JSON object' }]);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const [stored] = await this.catalogRows.loadReports(admin.tenantId, { ids: [id] });
+      if (!stored) throw new RegistryError('REPORT_NOT_FOUND', `no report "${id}" in your tenant`);
+      const current = toReportDocument(stored.metadata, stored.status);
+      const merged = mergePatch(current, patch);
+      const parsed = this.accept(catalog, admin, id, merged);
+      // nothing changes (a save of an untouched form): no write, no new version
+      if (JSON.stringify(merged) === JSON.stringify(current)) return this.get(admin, id);
+      const outcome = await this.reports.replaceAt(
+        admin.tenantId,
+        parsed.metadata,
+        parsed.status,
+        stored.metadata.version,
+      );
+      if (outcome === 'missing')
+        throw new RegistryError('REPORT_NOT_FOUND', `no report "${id}" in your tenant`);
+      if (outcome === 'replaced') {
+        this.store.invalidate(admin.tenantId);
+        return this.get(admin, id);
+      }
+    }
+    throw new RegistryError(
+      'REPORT_CHANGED',
+      `report "${id}" changed five times while this patch was applied; send it again`,
+    );
+  }
+
+  /** A whole document, bounded, parsed and judged, or INVALID_REPORT with every reason. */
+  private accept(catalog: TenantCatalog, admin: Principal, id: string, document: unknown) {
     const tooBig = argumentBoundsProblem(document, { maxDepth: 16, maxBytes: 1024 * 1024 });
     if (tooBig !== undefined)
       throw invalid([{ rule: 'document', message: `the document: ${tooBig}` }]);
@@ -80,9 +129,7 @@ export class ReportAdminService {
     if (!parsed.ok) throw invalid(parsed.problems);
     const problems = this.judge(parsed.metadata, catalog);
     if (problems.length > 0) throw invalid(problems);
-    const created = await this.reports.upsert(admin.tenantId, parsed.metadata, parsed.status);
-    this.store.invalidate(admin.tenantId);
-    return { created, ...(await this.get(admin, id)) };
+    return parsed;
   }
 
   async delete(admin: Principal, id: string): Promise<void> {

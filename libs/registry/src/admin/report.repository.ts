@@ -21,6 +21,33 @@ export class ReportRepository {
       .execute((trx) => writeReportRows(trx, tenantId, reportRows(report, status)));
   }
 
+  /**
+   * Replaces a report only while it is still at `version` (the one a PATCH was merged onto):
+   * 'changed' when another write came first, 'missing' when it was deleted meanwhile. The row
+   * lock is held to commit, so no write slips in between the check and the write.
+   */
+  async replaceAt(
+    tenantId: string,
+    report: ReportMetadata,
+    status: 'active' | 'disabled',
+    version: number,
+  ): Promise<'replaced' | 'changed' | 'missing'> {
+    return this.database.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .withSchema('gateway')
+        .selectFrom('reports')
+        .select('version')
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', report.id)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!row) return 'missing';
+      if (row.version !== version) return 'changed';
+      await writeReportRows(trx, tenantId, reportRows(report, status));
+      return 'replaced';
+    });
+  }
+
   async delete(tenantId: string, id: string): Promise<boolean> {
     const result = await this.database.db
       .withSchema('gateway')

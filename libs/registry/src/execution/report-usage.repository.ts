@@ -65,4 +65,14 @@ export class ReportUsageRepository {
       .where('hour', '>=', since)
       .execute();
   }
+
+  /** Every tool's hours of the tenant since `since`, for the overview. */
+  async readTenant(tenantId: string, since: string) {
+    return this.db
+      .selectFrom('report_usage')
+      .select(['tool', 'calls', 'errors', 'empty', 'latency_buckets'])
+      .where('tenant_id', '=', tenantId)
+      .where('hour', '>=', since)
+      .execute();
+  }
 }

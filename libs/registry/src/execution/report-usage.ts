@@ -248,6 +248,12 @@ export class ReportUsage implements OnApplicationShutdown {
     };
   }
 
+  /** The hourly counts of every tool of the tenant over the last `days` (see figuresByTool). */
+  async tenantHours(tenantId: string, days: number, now = Date.now()) {
+    const since = Math.floor(now / DAY) * DAY - (days - 1) * DAY;
+    return this.repository.readTenant(tenantId, new Date(since).toISOString());
+  }
+
   async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     await this.flush();
