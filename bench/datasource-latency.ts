@@ -71,6 +71,8 @@ async function spawnGateway(databaseUrl: string): Promise<Gateway> {
       DATABASE_URL: databaseUrl,
       AUTH_JWT_SECRET: SECRET,
       DATASOURCE_KEY: randomBytes(32).toString('base64'),
+      // the bench's warehouse listens on loopback, refused by default (issue #37)
+      DATASOURCE_ALLOWED_NETWORKS: '127.0.0.0/8',
       LOG_LEVEL: 'warn',
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-ds-bench-')),
     },

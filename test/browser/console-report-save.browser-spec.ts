@@ -3,7 +3,7 @@ import type { Browser, Locator } from 'playwright-core';
 import { eventually } from '../support/eventually';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
-import { createWarehouseDatabase } from '../support/warehouse';
+import { createWarehouseDatabase, WAREHOUSE_NETWORKS } from '../support/warehouse';
 import type { WarehouseDatabase } from '../support/warehouse';
 import { launchChromium, screenshot, signIn } from './browser';
 
@@ -22,6 +22,7 @@ const FULL = {
   example_questions: ['How many parcels went north?'],
   chart: { type: 'bar', x: 'region', y: ['shipments'] },
   run_as_task: true,
+  cache_ttl_seconds: 120,
   filters: [
     {
       name: 'region',
@@ -50,7 +51,7 @@ describe('console Author keeps every member of a report (Chromium)', () => {
 
   beforeAll(async () => {
     [gw, browser, wh] = await Promise.all([
-      startGateway({ DATASOURCE_KEY: randomBytes(32).toString('base64') }),
+      startGateway({ ...WAREHOUSE_NETWORKS, DATASOURCE_KEY: randomBytes(32).toString('base64') }),
       launchChromium(),
       createWarehouseDatabase(`CREATE SCHEMA logistics;
         CREATE TABLE logistics.shipments (id integer PRIMARY KEY, region text NOT NULL);

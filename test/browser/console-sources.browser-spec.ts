@@ -3,7 +3,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { eventually } from '../support/eventually';
 import { startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
-import { createWarehouseDatabase } from '../support/warehouse';
+import { createWarehouseDatabase, WAREHOUSE_NETWORKS } from '../support/warehouse';
 import type { WarehouseDatabase } from '../support/warehouse';
 import { launchChromium, screenshot, signIn } from './browser';
 
@@ -22,7 +22,7 @@ describe('console Sources screen: register, test, edit, remove (Chromium)', () =
 
   beforeAll(async () => {
     [gw, browser, wh] = await Promise.all([
-      startGateway({ DATASOURCE_KEY: randomBytes(32).toString('base64') }),
+      startGateway({ ...WAREHOUSE_NETWORKS, DATASOURCE_KEY: randomBytes(32).toString('base64') }),
       launchChromium(),
       createWarehouseDatabase(`CREATE SCHEMA depot;
         CREATE TABLE depot.parcels (id integer PRIMARY KEY, region text);
