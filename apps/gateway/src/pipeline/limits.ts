@@ -6,6 +6,9 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
+import { TenantSlots } from './tenant-slots';
+
+export { CallAbandoned } from './tenant-slots';
 
 export type LimitName =
   | 'user_calls_per_min'
@@ -25,13 +28,6 @@ export class LimitError extends Error {
     message: string,
   ) {
     super(message);
-  }
-}
-
-/** A call given up while it waited for a slot: its client went away. */
-export class CallAbandoned extends Error {
-  constructor() {
-    super('the call was cancelled before it started: its client went away');
   }
 }
 
@@ -56,9 +52,7 @@ export class Limits implements TenantQuerySlots {
   private readonly user?: RateLimiterAbstract;
   private readonly tenant?: RateLimiterAbstract;
   private readonly proposals?: RateLimiterAbstract;
-  private readonly running = new Map<string, number>();
-  /** who waits for a slot of a tenant to be released (a generated tool's data calls) */
-  private readonly waiters = new Map<string, Array<() => void>>();
+  private readonly slots: TenantSlots;
   private readonly refused: (limit: LimitName) => void;
 
   constructor(
@@ -67,6 +61,7 @@ export class Limits implements TenantQuerySlots {
     metrics: Metrics,
   ) {
     const { limits } = config;
+    this.slots = new TenantSlots(() => config.limits.tenantConcurrentQueries);
     this.user = this.limiter('user', limits.userCallsPerMin, 60);
     this.tenant = this.limiter('tenant', limits.tenantCallsPerMin, 60);
     this.proposals = this.limiter('proposals', limits.proposalsPerAuthorPerDay, 86_400);
@@ -89,8 +84,11 @@ export class Limits implements TenantQuerySlots {
       );
     if (this.tenant) await this.consume(this.tenant, 'tenant_calls_per_min', principal.tenantId);
     const cap = this.config.limits.tenantConcurrentQueries;
-    const release =
-      this.tryTake(principal.tenantId) ?? (await this.waitForSlot(principal.tenantId, signal));
+    const release = await this.slots.take(
+      principal.tenantId,
+      this.config.limits.tenantQueueWaitMs,
+      signal,
+    );
     if (release) return release;
     this.refused('tenant_concurrent_queries');
     throw new LimitError(
@@ -100,63 +98,16 @@ export class Limits implements TenantQuerySlots {
     );
   }
 
-  /** A slot of the tenant's within LIMIT_TENANT_QUEUE_WAIT_MS, or undefined. */
-  private async waitForSlot(
-    tenantId: string,
-    signal: AbortSignal | undefined,
-  ): Promise<(() => void) | undefined> {
-    const deadline = Date.now() + this.config.limits.tenantQueueWaitMs;
-    for (;;) {
-      if (signal?.aborted) throw new CallAbandoned();
-      const left = deadline - Date.now();
-      if (left <= 0) return undefined;
-      let timer: NodeJS.Timeout | undefined;
-      let onAbort: (() => void) | undefined;
-      await Promise.race([
-        this.released(tenantId),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, left);
-          onAbort = resolve;
-          signal?.addEventListener('abort', onAbort, { once: true });
-        }),
-      ]);
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
-      if (signal?.aborted) throw new CallAbandoned();
-      const release = this.tryTake(tenantId);
-      if (release) return release;
-    }
-  }
-
   /**
    * One of the tenant's concurrent-query slots, or undefined at the cap. A tool call takes one
    * (admitCall); a generated tool's data calls beyond the one its call covers take one each.
    */
   tryTake(tenantId: string): (() => void) | undefined {
-    const cap = this.config.limits.tenantConcurrentQueries;
-    if (cap === 0) return NOTHING;
-    const now = this.running.get(tenantId) ?? 0;
-    if (now >= cap) return undefined;
-    this.running.set(tenantId, now + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.running.get(tenantId) ?? 1) - 1;
-      if (left <= 0) this.running.delete(tenantId);
-      else this.running.set(tenantId, left);
-      const waiting = this.waiters.get(tenantId);
-      this.waiters.delete(tenantId);
-      for (const wake of waiting ?? []) wake();
-    };
+    return this.slots.tryTake(tenantId);
   }
 
   released(tenantId: string): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const waiting = this.waiters.get(tenantId);
-      if (waiting) waiting.push(resolve);
-      else this.waiters.set(tenantId, [resolve]);
-    });
+    return this.slots.released(tenantId);
   }
 
   /** One meta_tool proposal of `principal` (the seed's cost guard), or LimitError. */
@@ -203,5 +154,3 @@ export class Limits implements TenantQuerySlots {
     }
   }
 }
-
-const NOTHING = (): void => undefined;
