@@ -55,20 +55,38 @@ function isPage(value: unknown): value is Page {
   );
 }
 
+/** A cell as the chart reads it: numbers by their field's format (the hint's, else its type's). */
+function cellText(value: unknown, column: ChartColumn): string {
+  if (value === null || value === undefined) return '';
+  const n = typeof value === 'number' ? value : Number(value);
+  if ((column.type !== 'integer' && column.type !== 'number') || !Number.isFinite(n))
+    return String(value);
+  const format = hint?.format?.[column.name] ?? (column.type === 'integer' ? 'integer' : 'number');
+  const options: Intl.NumberFormatOptions =
+    format === 'currency'
+      ? { style: 'currency', currency: 'USD' }
+      : format === 'percent'
+        ? { style: 'percent', maximumFractionDigits: 1 }
+        : { maximumFractionDigits: format === 'integer' ? 0 : 2 };
+  return new Intl.NumberFormat('en-US', options).format(n);
+}
+
 function drawTable(page: Page): void {
   const table = document.createElement('table');
   const head = table.createTHead().insertRow();
   for (const c of page.columns) {
     const th = document.createElement('th');
     th.textContent = c.name;
+    if (c.type === 'integer' || c.type === 'number') th.style.textAlign = 'right';
     head.appendChild(th);
   }
   const body = table.createTBody();
   for (const row of page.rows) {
     const tr = body.insertRow();
     for (const c of page.columns) {
-      const value = row[c.name];
-      tr.insertCell().textContent = value === null || value === undefined ? '' : String(value);
+      const cell = tr.insertCell();
+      cell.textContent = cellText(row[c.name], c);
+      if (c.type === 'integer' || c.type === 'number') cell.style.textAlign = 'right';
     }
   }
   tableBox.replaceChildren(table);

@@ -42,12 +42,29 @@ export function measureAxis(
   return { format: numberFormats(numberFormatOf(group[0]), largest).axis, labelAngle: 0 };
 }
 
+/**
+ * A title as a tooltip needs it. Vega-Lite writes tooltip titles as the keys of an object in
+ * an expression, escaping a double quote but neither a backslash nor a line break (a field
+ * named `r` and a backslash broke the expression): escaped here, the expression parser reads
+ * the title back as the string literal it is, never as code.
+ */
+export function tooltipTitle(title: string): string {
+  return title.replace(/[\\\u0000-\u001f\u2028\u2029]/g, (c) =>
+    c === '\\' ? '\\\\' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** A tooltip line for a text field: its title and its value. */
+export function textTooltip(field: FrameField, key = field.key): Record<string, unknown> {
+  return { field: key, type: 'nominal', title: tooltipTitle(field.title) };
+}
+
 /** A tooltip line for a measure: its title and its exact, formatted value. */
 export function measureTooltip(field: FrameField): Record<string, unknown> {
   return {
     field: field.key,
     type: 'quantitative',
-    title: field.title,
+    title: tooltipTitle(field.title),
     format: numberFormats(numberFormatOf(field), 0).tooltip,
   };
 }

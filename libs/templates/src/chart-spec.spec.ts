@@ -5,6 +5,7 @@ import {
   worstScaleRatio,
 } from '../../../test/support/chart-audit';
 import type { ChartHint } from './chart';
+import { tooltipTitle } from './chart-axes';
 import { columnWidth } from './chart-table';
 import { vegaLiteSpec } from './chart-spec';
 
@@ -209,6 +210,17 @@ describe('vegaLiteSpec: field names are data', () => {
     for (const record of (spec.data as { values: Row[] }).values)
       for (const key of Object.keys(record)) expect(key).toMatch(/^(f\d+|o|t|m|mi|v)$/);
   });
+});
+
+describe('tooltip titles', () => {
+  it.each(['R\\', 'a"b\\', 'line\nbreak', 'tab\there', '\\"); throw 1; ("', 'u\u2028'])(
+    'reads %j back as itself once Vega-Lite has quoted it into an expression',
+    (title) => {
+      // Vega-Lite's own step: `"` becomes `\"` inside "..."; the result is a string literal
+      const literal = `"${tooltipTitle(title).replace(/"/g, '\\"')}"`;
+      expect(JSON.parse(literal)).toBe(title);
+    },
+  );
 });
 
 describe('table charts', () => {

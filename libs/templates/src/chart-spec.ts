@@ -4,6 +4,7 @@ import {
   labelsFit,
   measureAxis,
   measureTooltip,
+  textTooltip,
   timeAxis,
   timeGrain,
   timeLabel,
@@ -82,13 +83,11 @@ export function vegaLiteSpec(
   const drawn = new Set([x, series, ...measures]);
   const tooltip = [
     category.tooltip,
-    ...(series ? [{ field: series.key, type: 'nominal', title: series.title }] : []),
+    ...(series ? [textTooltip(series)] : []),
     ...measures.map(measureTooltip),
     ...[...fields.values()]
       .filter((f) => !drawn.has(f))
-      .map((f) =>
-        NUMERIC.has(f.type) ? measureTooltip(f) : { field: f.key, type: 'nominal', title: f.title },
-      ),
+      .map((f) => (NUMERIC.has(f.type) ? measureTooltip(f) : textTooltip(f))),
   ];
   if (chart.type === 'pie') return { ...base, data, ...pieView(x, measures[0], tooltip) };
   const horizontal = chart.type === 'bar' && !temporal && !category.fit;
@@ -137,7 +136,7 @@ function categoryOf(
     const axis = timeAxis(grain, rows.length);
     return {
       fit: true,
-      tooltip: { field: TIME_LABEL_KEY, type: 'nominal', title: x.title },
+      tooltip: textTooltip(x, TIME_LABEL_KEY),
       encoding: (_h, _labels, title) => ({
         field: x.key,
         type: 'temporal',
@@ -150,7 +149,7 @@ function categoryOf(
   const fit = labelsFit(rows.map((r) => String(r[x.name] ?? '')));
   return {
     fit,
-    tooltip: { field: x.key, type: 'nominal', title: x.title },
+    tooltip: textTooltip(x),
     encoding: (horizontal, labels, title) => ({
       field: x.key,
       type: 'nominal',

@@ -1,4 +1,4 @@
-import { numberFormatOf, numberFormats } from './chart-axes';
+import { numberFormatOf, numberFormats, textTooltip, tooltipTitle } from './chart-axes';
 import { NUMERIC, ORDER_KEY } from './chart-frame';
 import type { FrameField } from './chart-frame';
 
@@ -81,10 +81,10 @@ export function tableView(
             ? {
                 field: f.key,
                 type: 'quantitative',
-                title: f.title,
+                title: tooltipTitle(f.title),
                 format: numberFormats(numberFormatOf(f), 0).tooltip,
               }
-            : { field: f.key, type: 'nominal', title: f.title },
+            : textTooltip(f),
         },
       };
     }),

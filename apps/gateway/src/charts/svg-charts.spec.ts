@@ -35,6 +35,28 @@ describe('SvgCharts (Vega in a worker, expressions interpreted)', () => {
     },
   );
 
+  it('compiles no code in the gateway thread either while a report is drawn', async () => {
+    const original = globalThis.Function;
+    const compiled: unknown[][] = [];
+    globalThis.Function = new Proxy(original, {
+      apply: (target, self, args: unknown[]) => (
+        compiled.push(args),
+        Reflect.apply(target, self, args)
+      ),
+      construct: (target, args: unknown[]) => (
+        compiled.push(args),
+        Reflect.construct(target, args)
+      ),
+    });
+    try {
+      const spec = vegaLiteSpec({ type: 'bar', x: 'r\\', y: HOSTILE.slice(1) }, columns, rows, 't');
+      expect(await svg.render(spec)).toMatch(/^<svg/);
+    } finally {
+      globalThis.Function = original;
+    }
+    expect(compiled).toEqual([]);
+  });
+
   it('evaluates expressions by interpreting them (a calculate and a label expression)', async () => {
     const drawn = await svg.render({
       data: { values: [{ a: 1 }, { a: 2 }] },
