@@ -1,6 +1,7 @@
 import { startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { analystAuthor, callTool, install, toolSource } from '../support/meta-tool';
+import { CACHED_CUSTOMER, WHO_AM_I } from '../support/cached-reports';
 
 /**
  * A generated tool's `ctx.report` goes through the result cache with its caller's identity
@@ -9,33 +10,6 @@ import { analystAuthor, callTool, install, toolSource } from '../support/meta-to
  */
 const admin: TokenClaims = { tenant: 'acme', user: 'root', roles: ['admin'] };
 const bob: TokenClaims = { tenant: 'acme', user: 'bob', roles: ['analyst', 'tool_author'] };
-
-const SHARED = {
-  name: 'Cached customer',
-  description: 'One customer by id, with the time the row was read.',
-  sql_template:
-    'SELECT c.id AS customer_id, clock_timestamp()::text AS read_at FROM customers c WHERE c.id = :customer_id',
-  category: 'sales',
-  cache_ttl_seconds: 600,
-  filters: [{ name: 'customer_id', type: 'integer', description: 'customer id', required: true }],
-  fields: [
-    { name: 'customer_id', type: 'integer', description: 'customer id' },
-    { name: 'read_at', type: 'string', description: 'when the row was read' },
-  ],
-};
-const MINE = {
-  name: 'Who am I',
-  description: 'The caller, as the database was told, and when.',
-  sql_template:
-    'SELECT :user_id AS who, clock_timestamp()::text AS read_at FROM customers c WHERE c.id = 1',
-  category: 'sales',
-  cache_ttl_seconds: 600,
-  filters: [],
-  fields: [
-    { name: 'who', type: 'string', description: 'the caller' },
-    { name: 'read_at', type: 'string', description: 'when the row was read' },
-  ],
-};
 
 const BOTH = toolSource(
   'cached_pair',
@@ -48,8 +22,8 @@ describe('result cache under ctx.report (e2e)', () => {
   beforeAll(async () => {
     gw = await startGateway({ META_TOOL_TIMEOUT_MS: '4000', META_TOOL_ENABLED: '' });
     for (const [id, doc] of [
-      ['cached_customer', SHARED],
-      ['who_am_i', MINE],
+      ['cached_customer', CACHED_CUSTOMER],
+      ['who_am_i', WHO_AM_I],
     ] as const) {
       const res = await gw.request(`/v1/admin/reports/${id}`, {
         method: 'PUT',

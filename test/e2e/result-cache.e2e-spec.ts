@@ -5,6 +5,7 @@ import { MODERN_META, modernPost } from '../support/mcp-modern';
 import { startReplicaPair } from '../support/replica-pair';
 import type { ReplicaPair } from '../support/replica-pair';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
+import { CACHED_CUSTOMER, WHO_AM_I } from '../support/cached-reports';
 
 /**
  * The result cache (issue #41) on two replicas sharing Postgres and Redis. Each report reads
@@ -15,36 +16,6 @@ const admin: TokenClaims = { tenant: 'acme', user: 'root', roles: ['admin'] };
 const alice: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] };
 const bob: TokenClaims = { tenant: 'acme', user: 'bob', roles: ['analyst'] };
 const gina: TokenClaims = { tenant: 'globex', user: 'gina', roles: ['analyst'] };
-
-const CUSTOMER = {
-  name: 'Cached customer',
-  description: 'One customer by id, with the time the row was read.',
-  sql_template:
-    'SELECT c.id AS customer_id, c.name, clock_timestamp()::text AS read_at FROM customers c WHERE c.id = :customer_id',
-  category: 'sales',
-  cache_ttl_seconds: 600,
-  filters: [{ name: 'customer_id', type: 'integer', description: 'customer id', required: true }],
-  fields: [
-    { name: 'customer_id', type: 'integer', description: 'customer id' },
-    { name: 'name', type: 'string', description: 'customer name' },
-    { name: 'read_at', type: 'string', description: 'when the row was read' },
-  ],
-};
-
-/** bound to the caller's identity: never shared between users */
-const MINE = {
-  name: 'Who am I',
-  description: 'The caller, as the database was told, and when.',
-  sql_template:
-    'SELECT :user_id AS who, clock_timestamp()::text AS read_at FROM customers c WHERE c.id = 1',
-  category: 'sales',
-  cache_ttl_seconds: 600,
-  filters: [],
-  fields: [
-    { name: 'who', type: 'string', description: 'the caller' },
-    { name: 'read_at', type: 'string', description: 'when the row was read' },
-  ],
-};
 
 interface Answer {
   is_error: boolean;
@@ -82,8 +53,8 @@ describe('result cache (e2e, two replicas, Postgres and Redis)', () => {
     pair = await startReplicaPair('result-cache');
     redis = new Redis(process.env.TEST_REDIS_URL!);
     for (const who of [admin, { tenant: 'globex', user: 'groot', roles: ['admin'] }]) {
-      expect((await put(pair.a, who, 'cached_customer', CUSTOMER)).status).toBeLessThan(300);
-      expect((await put(pair.a, who, 'who_am_i', MINE)).status).toBeLessThan(300);
+      expect((await put(pair.a, who, 'cached_customer', CACHED_CUSTOMER)).status).toBeLessThan(300);
+      expect((await put(pair.a, who, 'who_am_i', WHO_AM_I)).status).toBeLessThan(300);
     }
     // both replicas serve the new reports before the tests start
     await eventually(async () => {
@@ -155,7 +126,7 @@ describe('result cache (e2e, two replicas, Postgres and Redis)', () => {
   it('makes a changed report answer fresh on every replica', async () => {
     const before = await call(pair.a, alice, 'query_report_cached_customer', { customer_id: 7 });
     await call(pair.b, alice, 'query_report_cached_customer', { customer_id: 7 });
-    const changed = { ...CUSTOMER, description: `${CUSTOMER.description} Changed.` };
+    const changed = { ...CACHED_CUSTOMER, description: `${CACHED_CUSTOMER.description} Changed.` };
     expect((await put(pair.a, admin, 'cached_customer', changed)).status).toBe(200);
     for (const gw of [pair.a, pair.b])
       await eventually(async () => {
@@ -221,7 +192,7 @@ describe('result cache (e2e, two replicas, Postgres and Redis)', () => {
       ((await got.json()) as { report: { cache_ttl_seconds: number } }).report.cache_ttl_seconds,
     ).toBe(600);
     const tooLong = await put(pair.a, admin, 'cached_customer', {
-      ...CUSTOMER,
+      ...CACHED_CUSTOMER,
       cache_ttl_seconds: 86_401,
     });
     expect(tooLong.status).toBe(422);

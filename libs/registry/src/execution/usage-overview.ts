@@ -1,15 +1,8 @@
 import { histogramQuantile, LATENCY_BOUNDS_MS } from './report-usage';
+import type { UsageSummary } from './report-usage';
 
 /** One tool's figures over a period, for the usage overview of every report. */
-export interface ToolFigures {
-  calls: number;
-  errors: number;
-  error_rate: number | null;
-  empty: number;
-  empty_rate: number | null;
-  p50_ms: number | null;
-  p95_ms: number | null;
-}
+export type ToolFigures = Omit<UsageSummary, 'found_via'>;
 
 export interface UsageCountsRow {
   tool: string;
