@@ -61,6 +61,7 @@ const SHAPE: Shape = {
     calls: 'NO',
     errors: 'NO',
     empty: 'NO',
+    cached: 'NO',
     latency_ms_sum: 'NO',
     latency_buckets: 'NO',
   },

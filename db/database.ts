@@ -279,6 +279,8 @@ export interface ReportUsageTable {
   calls: number;
   errors: number;
   empty: number;
+  /** calls answered from the result cache (migration 2026-12-06T14-00) */
+  cached: Generated<number>;
   latency_ms_sum: number;
   latency_buckets: number[];
 }

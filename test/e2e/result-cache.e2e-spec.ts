@@ -198,4 +198,25 @@ describe('result cache (e2e, two replicas, Postgres and Redis)', () => {
     expect(tooLong.status).toBe(422);
     expect(await tooLong.text()).toMatch(/cache_ttl_seconds/);
   });
+
+  it("shows in the report's usage what share of its calls the cache answered", async () => {
+    // a report of this test's own, called on one replica only: its counts are this test's
+    expect((await put(pair.a, admin, 'cached_usage', CACHED_CUSTOMER)).status).toBe(201);
+    await eventually(() => call(pair.a, alice, 'query_report_cached_usage', { customer_id: 1 }));
+    for (let i = 0; i < 3; i++)
+      await call(pair.a, alice, 'query_report_cached_usage', { customer_id: 1 });
+    const res = await pair.a.request(
+      '/v1/admin/console/usage?tool=query_report_cached_usage&days=1',
+      {
+        as: admin,
+      },
+    );
+    expect(res.status).toBe(200);
+    const { summary } = (await res.json()) as {
+      summary: { calls: number; cached: number; cached_share: number };
+    };
+    expect(summary.calls).toBe(4);
+    expect(summary.cached).toBe(3);
+    expect(summary.cached_share).toBeCloseTo(0.75);
+  });
 });

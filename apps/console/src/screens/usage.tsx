@@ -14,6 +14,8 @@ interface Usage {
     error_rate: number | null;
     empty: number;
     empty_rate: number | null;
+    cached: number;
+    cached_share: number | null;
     p50_ms: number | null;
     p95_ms: number | null;
     found_via: { listed: number; selected: number; searched: number };
@@ -114,6 +116,10 @@ export function UsageScreen({ identity, tool }: { identity: Identity; tool?: str
             <div>
               <strong>{rate(u.summary.empty_rate)}</strong> empty results ({u.summary.empty} of{' '}
               {count(u.summary.calls - u.summary.errors, 'answered call')})
+            </div>
+            <div data-testid="cached-share">
+              <strong>{rate(u.summary.cached_share)}</strong> from the result cache (
+              {u.summary.cached} of {count(u.summary.calls, 'call')})
             </div>
             <div>
               <strong>{ms(u.summary.p50_ms)}</strong> p50 latency

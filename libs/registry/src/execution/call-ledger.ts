@@ -27,6 +27,7 @@ export class CallLedger {
     this.usage?.record(principal, name, {
       failed,
       empty: outcome !== undefined && !outcome.is_error && isEmptyFirstPage(outcome.result),
+      cached: outcome !== undefined && !outcome.is_error && 'cached_at' in outcome,
       ms: performance.now() - startedAt,
     });
   }

@@ -13,6 +13,7 @@ export interface UsageRow {
   calls: number;
   errors: number;
   empty: number;
+  cached: number;
   latency_ms_sum: number;
   latency_buckets: number[];
 }
@@ -36,6 +37,7 @@ export class ReportUsageRepository {
           calls: sql`report_usage.calls + excluded.calls`,
           errors: sql`report_usage.errors + excluded.errors`,
           empty: sql`report_usage.empty + excluded.empty`,
+          cached: sql`report_usage.cached + excluded.cached`,
           latency_ms_sum: sql`report_usage.latency_ms_sum + excluded.latency_ms_sum`,
           latency_buckets: sql`ARRAY(SELECT a + b FROM unnest(report_usage.latency_buckets, excluded.latency_buckets) AS t(a, b))`,
         }),
@@ -57,6 +59,7 @@ export class ReportUsageRepository {
         'calls',
         'errors',
         'empty',
+        'cached',
         'latency_ms_sum',
         'latency_buckets',
       ])

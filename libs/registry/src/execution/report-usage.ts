@@ -19,6 +19,8 @@ export interface CallFacts {
   failed: boolean;
   /** a successful first page with no rows */
   empty: boolean;
+  /** answered from the result cache (issue #41) */
+  cached?: boolean;
   ms: number;
 }
 
@@ -26,6 +28,7 @@ interface Counts {
   calls: number;
   errors: number;
   empty: number;
+  cached: number;
   latencyMsSum: number;
   latency: number[];
 }
@@ -36,6 +39,9 @@ export interface UsageSummary {
   error_rate: number | null;
   empty: number;
   empty_rate: number | null;
+  /** calls answered from the result cache, and their share of the calls */
+  cached: number;
+  cached_share: number | null;
   p50_ms: number | null;
   p95_ms: number | null;
   found_via: Record<FoundVia, number>;
@@ -130,12 +136,20 @@ export class ReportUsage implements OnApplicationShutdown {
         this.dropped += 1;
         return;
       }
-      counts = { calls: 0, errors: 0, empty: 0, latencyMsSum: 0, latency: emptyHistogram() };
+      counts = {
+        calls: 0,
+        errors: 0,
+        empty: 0,
+        cached: 0,
+        latencyMsSum: 0,
+        latency: emptyHistogram(),
+      };
       this.pending.set(key, counts);
     }
     counts.calls += 1;
     if (facts.failed) counts.errors += 1;
     if (facts.empty) counts.empty += 1;
+    if (facts.cached) counts.cached += 1;
     counts.latencyMsSum += facts.ms;
     counts.latency[latencyBucket(facts.ms)] += 1;
     this.timer ??= setTimeout(() => void this.flush(), this.settings.flushMs).unref();
@@ -166,6 +180,7 @@ export class ReportUsage implements OnApplicationShutdown {
         calls: c.calls,
         errors: c.errors,
         empty: c.empty,
+        cached: c.cached,
         latency_ms_sum: c.latencyMsSum,
         latency_buckets: c.latency,
       };
@@ -191,6 +206,7 @@ export class ReportUsage implements OnApplicationShutdown {
     held.calls += counts.calls;
     held.errors += counts.errors;
     held.empty += counts.empty;
+    held.cached += counts.cached;
     held.latencyMsSum += counts.latencyMsSum;
     counts.latency.forEach((n, i) => (held.latency[i] += n));
   }
@@ -212,10 +228,12 @@ export class ReportUsage implements OnApplicationShutdown {
     let calls = 0;
     let errors = 0;
     let empty = 0;
+    let cached = 0;
     for (const r of rows) {
       calls += r.calls;
       errors += r.errors;
       empty += r.empty;
+      cached += r.cached;
       foundVia[r.found_via] += r.calls;
       r.latency_buckets.forEach((n, i) => (latency[i] += n));
       const day = Math.floor(new Date(r.hour).getTime() / DAY) * DAY;
@@ -240,6 +258,8 @@ export class ReportUsage implements OnApplicationShutdown {
         error_rate: calls === 0 ? null : errors / calls,
         empty,
         empty_rate: ok === 0 ? null : empty / ok,
+        cached,
+        cached_share: calls === 0 ? null : cached / calls,
         p50_ms: histogramQuantile(latency, 0.5),
         p95_ms: histogramQuantile(latency, 0.95),
         found_via: foundVia,

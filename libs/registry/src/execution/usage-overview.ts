@@ -2,7 +2,7 @@ import { histogramQuantile, LATENCY_BOUNDS_MS } from './report-usage';
 import type { UsageSummary } from './report-usage';
 
 /** One tool's figures over a period, for the usage overview of every report. */
-export type ToolFigures = Omit<UsageSummary, 'found_via'>;
+export type ToolFigures = Omit<UsageSummary, 'found_via' | 'cached' | 'cached_share'>;
 
 export interface UsageCountsRow {
   tool: string;
