@@ -157,6 +157,7 @@ describe('report usage (e2e, real Postgres)', () => {
     for (const row of rows.rows)
       expect(Object.keys(row).sort()).toEqual(
         [
+          'cached',
           'calls',
           'empty',
           'errors',
