@@ -278,6 +278,9 @@ describe('generated tools in the gateway (faults)', () => {
       REPORT_STATEMENT_TIMEOUT_MS: '60000',
       META_TOOL_APPROVAL_WAIT_MS: '',
       META_TOOL_ENABLED: '',
+      // the sandbox's own bounds are under test here: the per-tenant query limit (on by
+      // default since issue #38) would hold the floods back before the runner saw them
+      LIMIT_TENANT_CONCURRENT_QUERIES: '0',
     });
     await install(gw, { name: 'echo', code: toolSource('echo', 'return args;'), testArgs: {} });
   });
