@@ -178,7 +178,9 @@ function connectUnlessAborted(pool: pg.Pool, signal?: AbortSignal): Promise<pg.P
       },
       (err: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(err instanceof Error ? err : new Error(String(err)));
+        // as it came: a socket error's `code` (ECONNREFUSED) is how callers tell what failed,
+        // and `instanceof Error` is false for errors of another realm (a test runner's vm)
+        reject(typeof err === 'object' && err !== null ? (err as Error) : new Error(String(err)));
       },
     );
   });
