@@ -17,6 +17,12 @@ module.exports = {
   // still leave a socket or a child behind (its finally runs only when its promise settles),
   // and one such handle must not keep the whole run, and CI, waiting after the results.
   forceExit: true,
+  // Two workers on CI's two cores: most files wait on Postgres, Redis, child processes and
+  // sockets rather than compute, and one worker took the run past 20 minutes. A worker that
+  // holds more than this after a file (gateways started in-process leave caches behind) is
+  // replaced before the next one: one worker running every file once reached V8's heap limit.
+  maxWorkers: 2,
+  workerIdleMemoryLimit: '1200MB',
   projects: [
     {
       ...common,
