@@ -63,10 +63,20 @@ describe('operations settings', () => {
       bodyBytes: 1024 * 1024,
       proposalsPerAuthorPerDay: 0,
       maxConnections: 2048,
-      headersTimeoutMs: 10_000,
+      unauthenticatedConnections: 1024,
+      headersTimeoutMs: 5000,
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 5000,
+      tenantQueueWaitMs: 3000,
     });
+  });
+
+  it('keeps tenants fair by default: 3/4 of the pool per tenant (issue #38), 0 turns it off', () => {
+    const pool = (env: Record<string, string>) =>
+      loadSettings({ NODE_ENV: 'test', ...env }).limits.tenantConcurrentQueries;
+    expect(pool({})).toBe(7);
+    expect(pool({ DB_POOL_SIZE: '20' })).toBe(15);
+    expect(pool({ LIMIT_TENANT_CONCURRENT_QUERIES: '0' })).toBe(0);
   });
 
   it.each([
