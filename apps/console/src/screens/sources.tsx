@@ -3,6 +3,7 @@ import { api, describeError } from '../api';
 import type { Identity } from '../api';
 import { Confirm, ErrorNote, useLoad, when } from './common';
 import { SourceForm } from './source-form';
+import type { SourceSettings } from './source-form';
 
 interface Endpoint {
   endpoint: string;
@@ -14,14 +15,8 @@ interface Endpoint {
   pool: { open: boolean; in_use: number; idle: number; max: number };
 }
 
-interface Source {
-  name: string;
-  url: string;
-  replicas: string[];
-  schema: string;
-  tables: string[];
-  pool_max: number;
-  statement_timeout_ms: number | null;
+/** A source as the API lists it: its settings, and what this instance knows of it. */
+interface Source extends SourceSettings {
   updated_at: string;
   sealed_with_current_key: boolean;
   health: {
