@@ -7,7 +7,8 @@ import { AsHotPath } from '../http/hot-path';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-path';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 import { plainSessionRequest } from './mcp-list.hot-path';
-import { mcpCallResult, noteCachePreference } from './mcp-server.factory';
+import { noteCachePreference } from './cache-preference';
+import { mcpCallResult } from './mcp-server.factory';
 import { McpSessions } from './mcp-sessions.service';
 
 /**

@@ -19,6 +19,7 @@ import type { GatewayConfig } from '../config/gateway.config';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { mcpCallFailure, RPC, rpcError } from '../errors';
 import { currentRequest } from '../pipeline/request-context';
+import { noteCachePreference } from './cache-preference';
 import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';
 import { ChartViewResource } from './chart-view.resource';
 import { listedTools, toolsOf } from './mcp-list-frame';
@@ -225,16 +226,6 @@ export function mcpCallResult(outcome: ToolCallOutcome, textMaxBytes: number): C
   if (outcome.is_error || outcome.text !== undefined || outcome.cached_at === undefined)
     return result;
   return { ...result, _meta: { ...result._meta, cached_at: outcome.cached_at } };
-}
-
-/** `_meta["gateway/cache"]: "no-cache"` on tools/call: the caller wants rows read now. */
-export const NO_CACHE_META_KEY = 'gateway/cache';
-
-/** Marks the current request as wanting fresh rows when the call's `_meta` asks for it. */
-export function noteCachePreference(params: unknown): void {
-  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
-  const ctx = currentRequest();
-  if (ctx && meta?.[NO_CACHE_META_KEY] === 'no-cache') ctx.noCache = true;
 }
 
 /** The request's trace id in the result's _meta, for the client's logs and support. */
