@@ -49,6 +49,7 @@ const SHAPE: Shape = {
     pool_max: 'NO',
     statement_timeout_ms: 'YES',
     pass_identity: 'NO',
+    engine: 'NO',
     created_at: 'NO',
     updated_at: 'NO',
   },

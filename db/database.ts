@@ -66,6 +66,8 @@ export interface TenantDatasourcesTable {
   statement_timeout_ms: ColumnType<number | null, number | null | undefined, number | null>;
   /** sessions set request.jwt.claims to the caller's identity (migration 2026-12-06T13-00) */
   pass_identity: Generated<boolean>;
+  /** the protocol the source speaks (migration 2026-12-06T15-00) */
+  engine: Generated<'postgres' | 'mysql'>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

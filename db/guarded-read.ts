@@ -24,6 +24,11 @@ export interface GuardedReadRequest {
   /** The client gives up this long after sending; the connection is then dropped. */
   timeoutMs: number;
   /**
+   * The server-side bound, for a source whose driver sets it itself (MySQL, issue #42: Postgres
+   * takes it in `setup`). Default: a second under `timeoutMs`.
+   */
+  statementTimeoutMs?: number;
+  /**
    * Run `text` as this named statement (parsed once per connection, ADR 0005) instead of the
    * unnamed one. Only for SQL fixed per report version; the name must cover the tenant.
    */

@@ -19,5 +19,6 @@ export * from './shared-values';
 export * from './sql-binding';
 export * from './sql-guard';
 export { checkMysqlTemplate } from './mysql-guard/mysql-guard';
+export { bindMysqlTemplate } from './mysql-guard/mysql-binding';
 export type { MysqlScope, MysqlVerdict } from './mysql-guard/mysql-guard';
 export * from './sql-lexer';

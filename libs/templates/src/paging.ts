@@ -1,6 +1,9 @@
 import type { BoundTemplate } from './sql-binding';
 import { scanSql } from './sql-lexer';
 
+/** The SQL a report's template is written in: its source's engine (issue #42). */
+export type SqlDialect = 'postgres' | 'mysql';
+
 export interface PagedQuery {
   text: string;
   /** values to append after the template's own: LIMIT (one extra row tells has_more) and OFFSET */
@@ -12,12 +15,25 @@ export interface PagedQuery {
  * One row more than the page is fetched to learn whether another page exists. A trailing
  * `;` is dropped; newlines keep a trailing `--` comment from swallowing the wrapper.
  */
-export function pagedQuery(bound: BoundTemplate): PagedQuery {
+export function pagedQuery(bound: BoundTemplate, dialect: SqlDialect = 'postgres'): PagedQuery {
   const n = bound.parameterNames.length;
+  const pageValues = (page: number, pageSize: number): [number, number] => [
+    pageSize + 1,
+    (page - 1) * pageSize,
+  ];
+  if (dialect === 'mysql')
+    return {
+      // MySQL and MariaDB drop a derived table's ORDER BY unless it has a LIMIT: a template
+      // without one is paged by its own LIMIT clause (comments are blanked, no `;` is left)
+      text: bound.ownLimit
+        ? `SELECT * FROM (\n${bound.text}\n) AS report_rows LIMIT ? OFFSET ?`
+        : `${bound.text}\nLIMIT ? OFFSET ?`,
+      pageValues,
+    };
   const body = withoutTrailingSemicolon(bound.text);
   return {
     text: `SELECT * FROM (\n${body}\n) AS report_rows LIMIT $${n + 1} OFFSET $${n + 2}`,
-    pageValues: (page, pageSize) => [pageSize + 1, (page - 1) * pageSize],
+    pageValues,
   };
 }
 

@@ -10,7 +10,8 @@ import { argumentsSchema, reportResultSchema } from './json-schema';
 import type { ReportMetadata } from './report';
 import { TOOL_NAME_PREFIX } from './report';
 import { pagedQuery } from './paging';
-import type { PagedQuery } from './paging';
+import type { PagedQuery, SqlDialect } from './paging';
+import { bindMysqlTemplate, mysqlValue } from './mysql-guard/mysql-binding';
 import { reportProblems } from './report-validation';
 import { flatString, SCHEMAS } from './shared-values';
 import { bindTemplate, declaredParameters } from './sql-binding';
@@ -36,11 +37,15 @@ export class ReportTool {
   private validator?: ArgumentValidator;
   private paged?: PagedQuery;
 
-  constructor(readonly report: ReportMetadata) {
+  constructor(
+    readonly report: ReportMetadata,
+    /** the dialect of the report's source: `mysql` on a MySQL-protocol one (issue #42) */
+    readonly dialect: SqlDialect = 'postgres',
+  ) {
     const problems = reportProblems(report);
     if (problems.length > 0) throw new TemplateError('INVALID_REPORT', problems);
     // binding checks the placeholders (a TemplateError for an undeclared one)
-    const { parameterNames } = bindTemplate(report.sqlTemplate, declaredParameters(report.filters));
+    const { parameterNames } = this.bind();
     const identity = parameterNames.filter(isIdentityParam);
     this.identityParams = identity.length > 0 ? identity : NONE;
     this.definition = {
@@ -57,13 +62,18 @@ export class ReportTool {
   /** The template with positional `$n` parameters (bound again at the first call). */
   get bound(): BoundTemplate {
     if (!this.boundTemplate) {
-      const { text, parameterNames } = bindTemplate(
-        this.report.sqlTemplate,
-        declaredParameters(this.report.filters),
-      );
-      this.boundTemplate = { text: flatString(text), parameterNames };
+      const { text, ...rest } = this.bind();
+      this.boundTemplate = { text: flatString(text), ...rest };
     }
     return this.boundTemplate;
+  }
+
+  /** `$n::type` parameters on Postgres, `?` on MySQL (each by its own lexer). */
+  private bind(): BoundTemplate {
+    const declared = declaredParameters(this.report.filters);
+    return this.dialect === 'mysql'
+      ? bindMysqlTemplate(this.report.sqlTemplate, declared)
+      : bindTemplate(this.report.sqlTemplate, declared);
   }
 
   /** Compiling costs ~1 ms; most tools in a big catalog are listed far more often than called. */
@@ -74,7 +84,7 @@ export class ReportTool {
 
   /** The paged SQL depends only on the report version: lexed once, not on every call. */
   get pagedQuery(): PagedQuery {
-    this.paged ??= pagedQuery(this.bound);
+    this.paged ??= pagedQuery(this.bound, this.dialect);
     return this.paged;
   }
 
@@ -85,10 +95,11 @@ export class ReportTool {
 
   /** Positional values for `bound.text`, from validated arguments and the verified identity. */
   parameterValues(args: ToolArguments, identity: Identity): unknown[] {
-    return this.bound.parameterNames.map((name) => {
+    const values = this.bound.parameterNames.map((name) => {
       if (isIdentityParam(name)) return identityValue(identity, name) ?? null;
       return filterArgument(this.report, name, args);
     });
+    return this.dialect === 'mysql' ? values.map(mysqlValue) : values;
   }
 }
 

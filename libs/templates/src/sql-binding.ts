@@ -14,6 +14,8 @@ export interface Placeholder {
 export interface BoundTemplate {
   text: string;
   parameterNames: string[];
+  /** MySQL only: the statement has a LIMIT of its own at its top level (paging.ts) */
+  ownLimit?: boolean;
 }
 
 const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -33,17 +33,15 @@ export function judgeReport(catalog: TenantCatalog, id: string, document: unknow
       ok: false,
       problems: withParts([...guardOfDraft(catalog, document, sql), ...parsed.problems]),
     };
+  const scope = reportScope(catalog.tenant, parsed.metadata);
   let tool: ReportTool;
   try {
-    tool = new ReportTool(parsed.metadata);
+    tool = new ReportTool(parsed.metadata, scope.dialect);
   } catch (err) {
     if (err instanceof TemplateError) return { ok: false, problems: withParts(err.problems) };
     throw err;
   }
-  const problems = templateProblems(
-    parsed.metadata as ReportMetadata,
-    reportScope(catalog.tenant, parsed.metadata),
-  );
+  const problems = templateProblems(parsed.metadata as ReportMetadata, scope);
   if (problems.length > 0) return { ok: false, problems: withParts(problems) };
   return { ok: true, tool };
 }

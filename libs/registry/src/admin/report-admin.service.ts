@@ -152,14 +152,15 @@ export class ReportAdminService {
   }
 
   private judge(metadata: ReportMetadata, catalog: TenantCatalog): TemplateProblem[] {
+    const scope = reportScope(catalog.tenant, metadata);
     try {
-      new ReportTool(metadata);
+      new ReportTool(metadata, scope.dialect);
     } catch (err) {
       if (err instanceof TemplateError) return err.problems;
       // whatever else the document makes our code throw is the document's problem: a 422
       return [{ rule: 'unreadable', message: `the report could not be read: ${String(err)}` }];
     }
-    return templateProblems(metadata, reportScope(catalog.tenant, metadata));
+    return templateProblems(metadata, scope);
   }
 
   /** The caller's tenant, fresh from Postgres, once the caller is known to be its admin. */

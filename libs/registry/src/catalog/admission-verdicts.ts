@@ -21,6 +21,8 @@ export function templateHash(report: ReportMetadata, scope: DatasourceScope): st
         GUARD_REVISION,
         scope.dataSchema,
         scope.allowedTables,
+        // a Postgres verdict stays keyed as before; a MySQL one is judged by its own guard
+        ...(scope.dialect === 'mysql' ? ['mysql'] : []),
         [...declaredParameters(report.filters).keys()],
         report.sqlTemplate,
       ]),

@@ -26,6 +26,8 @@ export interface SourceScope {
   statementTimeoutMs: number | null;
   /** its sessions set request.jwt.claims to the caller's identity (issue #42) */
   passIdentity?: boolean;
+  /** a MySQL-protocol source (issue #42); absent: Postgres */
+  engine?: 'mysql';
 }
 
 export interface StoredReport {

@@ -91,6 +91,7 @@ export class CatalogRepository {
         'updated_at',
         'statement_timeout_ms',
         'pass_identity',
+        'engine',
       ])
       .where('tenant_id', '=', tenantId)
       .orderBy('name')
@@ -113,6 +114,7 @@ export class CatalogRepository {
                   revision: new Date(s.updated_at).toISOString(),
                   statementTimeoutMs: s.statement_timeout_ms,
                   ...(s.pass_identity ? { passIdentity: true } : {}),
+                  ...(s.engine === 'mysql' ? { engine: 'mysql' as const } : {}),
                 },
               ]),
             ),

@@ -36,7 +36,12 @@ function sourcesScope(tenant: TenantRecord): string {
   return JSON.stringify(
     Object.keys(sources)
       .sort()
-      .map((name) => [name, sources[name].schema, sources[name].tables]),
+      .map((name) => [
+        name,
+        sources[name].schema,
+        sources[name].tables,
+        ...(sources[name].engine === 'mysql' ? ['mysql'] : []),
+      ]),
   );
 }
 

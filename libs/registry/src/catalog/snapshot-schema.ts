@@ -47,6 +47,7 @@ const snapshotSchema = {
               revision: str,
               statementTimeoutMs: { type: 'integer', nullable: true },
               passIdentity: { type: 'boolean' },
+              engine: { type: 'string', enum: ['mysql'] },
             },
             ['schema', 'tables', 'revision', 'statementTimeoutMs'],
           ),

@@ -1,5 +1,5 @@
-import { declaredParameters, SqlGuard } from '@app/templates';
-import type { ReportMetadata, TemplateProblem } from '@app/templates';
+import { checkMysqlTemplate, declaredParameters, SqlGuard } from '@app/templates';
+import type { ReportMetadata, SqlDialect, TemplateProblem } from '@app/templates';
 import type { TenantRecord } from './catalog-records';
 
 const guard = new SqlGuard();
@@ -9,6 +9,8 @@ export interface DatasourceScope {
   allowedTables: readonly string[];
   /** the data source a report names that the tenant has not registered (its scope is empty) */
   unknownSource?: string;
+  /** the dialect of the source's engine (issue #42); absent: Postgres */
+  dialect?: SqlDialect;
 }
 
 /**
@@ -22,7 +24,11 @@ export function reportScope(
   if (report.datasource === undefined) return tenant;
   const source = tenant.sources?.[report.datasource];
   if (!source) return { dataSchema: null, allowedTables: [], unknownSource: report.datasource };
-  return { dataSchema: source.schema, allowedTables: source.tables };
+  return {
+    dataSchema: source.schema,
+    allowedTables: source.tables,
+    ...(source.engine === 'mysql' ? { dialect: 'mysql' as const } : {}),
+  };
 }
 
 /**
@@ -42,6 +48,13 @@ export function templateProblems(
       },
     ];
   if (!scope.dataSchema) return [{ rule: 'datasource', message: 'the tenant has no datasource' }];
+  if (scope.dialect === 'mysql') {
+    const mysql = checkMysqlTemplate(report.sqlTemplate, {
+      database: scope.dataSchema,
+      tables: scope.allowedTables,
+    });
+    return mysql.ok ? [] : mysql.problems.map((message) => ({ rule: 'mysql', message }));
+  }
   const verdict = guard.check({
     sql: report.sqlTemplate,
     whitelist: { defaultSchema: scope.dataSchema, tables: scope.allowedTables },

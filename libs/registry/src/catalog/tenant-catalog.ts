@@ -48,8 +48,9 @@ function judge(
   const { id, version } = stored.metadata;
   if (stored.status === 'disabled')
     return { id, version, status: { served: false, reason: 'disabled' } };
-  const tool = new ReportTool(stored.metadata);
-  const problems = problemsOf(stored.metadata, reportScope(tenant, stored.metadata));
+  const scope = reportScope(tenant, stored.metadata);
+  const tool = new ReportTool(stored.metadata, scope.dialect);
+  const problems = problemsOf(stored.metadata, scope);
   if (problems.length > 0) {
     return {
       id,

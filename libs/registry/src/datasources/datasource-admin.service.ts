@@ -12,6 +12,7 @@ import type { SourceConnection } from './datasource-options';
 import { loginProblems } from './login-check';
 import { DatasourcePools } from './source-pools';
 import type { EndpointHealth } from './running-source';
+import type { SourceEngine } from './source-address';
 
 /**
  * How long a registration waits for each server: a fixed time for every failure to reach one or
@@ -30,6 +31,8 @@ export interface DatasourceView {
   statement_timeout_ms: number | null;
   /** sessions carry the caller's identity as request.jwt.claims (issue #42) */
   pass_identity: boolean;
+  /** the protocol the source speaks: postgres, or mysql (MySQL, MariaDB, ...; issue #42) */
+  engine: SourceEngine;
   updated_at: string;
   /** false after a key change until the source is PUT again (docs/operations.md) */
   sealed_with_current_key: boolean;
@@ -106,6 +109,7 @@ export class DatasourceAdminService {
       poolMax: doc.pool_max ?? Math.min(5, this.pools.bounds.maxPool),
       statementTimeoutMs: doc.statement_timeout_ms ?? null,
       passIdentity: doc.pass_identity === true,
+      engine: parsed.source.engine,
     });
     await this.pools.forget(admin.tenantId, name);
     this.store.invalidate(admin.tenantId);
@@ -156,6 +160,7 @@ export class DatasourceAdminService {
       pool_max: s.poolMax,
       statement_timeout_ms: s.statementTimeoutMs,
       pass_identity: s.passIdentity,
+      engine: s.engine,
       updated_at: s.updatedAt,
       sealed_with_current_key: this.pools.box.isCurrent(s.sealedConnection),
       health: {

@@ -1,7 +1,7 @@
 import Ajv from 'ajv';
 import type { TemplateProblem } from '@app/templates';
 import { parseSourceUrl } from './source-address';
-import type { SourceEndpoint } from './source-address';
+import type { SourceEndpoint, SourceEngine } from './source-address';
 
 /** A data source as `PUT /v1/admin/datasources/{name}` takes it. */
 export interface DatasourceDocument {
@@ -20,6 +20,8 @@ export interface DatasourceDocument {
 /** A document the gateway accepted: its URLs parsed into endpoints, the primary first. */
 export interface ParsedDatasource {
   document: DatasourceDocument;
+  /** the engine every URL of the document names (one engine per source) */
+  engine: SourceEngine;
   endpoints: SourceEndpoint[];
   schema: string;
   tables: string[];
@@ -104,14 +106,34 @@ export function parseDatasourceDocument(
       };
     endpoints.push(parsed.endpoint);
   }
+  const engine = endpoints[0].engine;
+  const problem = engineProblem(engine, endpoints, document);
+  if (problem !== undefined) return refused(problem);
   return {
     ok: true,
     source: {
       document,
+      engine,
       endpoints,
       schema: document.schema,
       tables: document.tables,
       caPem: document.ca_pem,
     },
   };
+}
+
+/** What one engine's sources must hold to (issue #42): one engine, and MySQL's own rules. */
+function engineProblem(
+  engine: SourceEngine,
+  endpoints: readonly SourceEndpoint[],
+  document: DatasourceDocument,
+): string | undefined {
+  if (endpoints.some((e) => e.engine !== engine))
+    return 'the url and the replicas must all be of one engine (postgres:// or mysql://)';
+  if (engine !== 'mysql') return undefined;
+  if (endpoints.some((e) => e.database !== document.schema))
+    return `on a MySQL source the schema is the database: schema must be the url's database ("${endpoints[0].database}")`;
+  if (document.pass_identity === true)
+    return 'pass_identity sets request.jwt.claims, a Postgres setting: it is for postgres:// sources only';
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import { AllowedNetworks } from './allowed-networks';
-import { endpointLabel } from './source-address';
+import { endpointLabel, ENGINE_SCHEMES } from './source-address';
 import type { SourceEndpoint } from './source-address';
 
 /** Tenant data sources (issues #30, #37): the key, where sources may point, the pools' limits. */
@@ -56,7 +56,8 @@ export interface SourceConnection {
 }
 
 /** An endpoint as the API and the logs show it: no password, ever (userinfo or parameter). */
-export function shownUrl(e: SourceEndpoint, scheme = 'postgres'): string {
+export function shownUrl(e: SourceEndpoint): string {
+  const scheme = ENGINE_SCHEMES[e.engine].schemes[0];
   const tls = e.sslmode === 'disable' ? '' : `?sslmode=${e.sslmode}`;
   return `${scheme}://${encodeURIComponent(e.user)}@${endpointLabel(e)}/${encodeURIComponent(e.database)}${tls}`;
 }

@@ -3,6 +3,7 @@ import type { DatabaseHandle, ShownConnection } from '@app/db';
 import { sql } from 'kysely';
 import { DATABASE } from '../tokens';
 import type { ServerFingerprint } from './source-connect';
+import type { SourceEngine } from './source-address';
 
 /** A registered data source as stored: the connection only sealed (SecretBox). */
 export interface StoredDatasource {
@@ -14,6 +15,8 @@ export interface StoredDatasource {
   poolMax: number;
   statementTimeoutMs: number | null;
   passIdentity: boolean;
+  /** the protocol its URLs name (issue #42) */
+  engine: SourceEngine;
   updatedAt: string;
 }
 
@@ -58,6 +61,7 @@ export class DatasourceRepository {
       pool_max: source.poolMax,
       statement_timeout_ms: source.statementTimeoutMs,
       pass_identity: source.passIdentity,
+      engine: source.engine,
     };
     const row = await this.g
       .insertInto('tenant_datasources')
@@ -131,6 +135,7 @@ function toStored(row: {
   pool_max: number;
   statement_timeout_ms: number | null;
   pass_identity: boolean;
+  engine: SourceEngine;
   updated_at: string;
 }): StoredDatasource {
   return {
@@ -142,6 +147,7 @@ function toStored(row: {
     poolMax: row.pool_max,
     statementTimeoutMs: row.statement_timeout_ms,
     passIdentity: row.pass_identity,
+    engine: row.engine,
     updatedAt: new Date(row.updated_at).toISOString(),
   };
 }

@@ -6,6 +6,8 @@ import { SourceRefusedError } from './source-connect';
 import type { SourceConnector } from './source-connect';
 import { readLoginFacts } from './source-server.repository';
 import type { LoginFacts } from './source-server.repository';
+import { mysqlLoginProblems } from './mysql/mysql-login-check';
+import { uniformly } from './uniform-wait';
 
 /**
  * The one answer to every failure to reach a server or log in to it (refused, closed, not
@@ -30,6 +32,8 @@ export async function loginProblems(
     source.endpoints.map(async (endpoint, i) => {
       const at = `${i === 0 ? 'the server' : `replica ${i}`} (${endpointLabel(endpoint)})`;
       try {
+        if (endpoint.engine === 'mysql')
+          return await mysqlLoginProblems(connector, endpoint, source, timeoutMs, at);
         const facts = await checked(connector, endpoint, source, timeoutMs);
         return factProblems(facts, source.schema, at);
       } catch (err) {
@@ -46,13 +50,12 @@ export async function loginProblems(
  * The login's facts over one connection made through the connector; any failure before the
  * facts are read waits out `timeoutMs` before it is thrown (a refusal by the connector does not).
  */
-async function checked(
+function checked(
   connector: SourceConnector,
   endpoint: SourceEndpoint,
   source: ParsedDatasource,
   timeoutMs: number,
 ): Promise<LoginFacts> {
-  const deadline = Date.now() + timeoutMs;
   const { Client, ...config } = connector.clientConfig(
     endpoint,
     source.caPem,
@@ -64,26 +67,14 @@ async function checked(
     statement_timeout: 5000,
   });
   client.on('error', () => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error('no answer within the connect timeout')),
-        timeoutMs,
-      );
-    });
-    await Promise.race([client.connect(), timeout]);
-    return await Promise.race([readLoginFacts(client, source.schema, source.tables), timeout]);
-  } catch (err) {
-    // a refusal of the address or of the gateway's own server tells nothing of a port
-    if (err instanceof SourceRefusedError) throw err;
-    const left = deadline - Date.now();
-    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
-    throw err;
-  } finally {
-    clearTimeout(timer);
-    void client.end().catch(() => undefined);
-  }
+  return uniformly(
+    timeoutMs,
+    async (timeout) => {
+      await Promise.race([client.connect(), timeout]);
+      return Promise.race([readLoginFacts(client, source.schema, source.tables), timeout]);
+    },
+    () => void client.end().catch(() => undefined),
+  );
 }
 
 /** The refusals `facts` call for (pure: unit-tested). */

@@ -14,6 +14,7 @@ describe('parseSourceUrl: a tenant URL parsed by the gateway, never handed to a 
     ).toEqual({
       ok: true,
       endpoint: {
+        engine: 'postgres',
         host: 'db.example.com',
         port: 6543,
         database: 'dw',
@@ -29,6 +30,33 @@ describe('parseSourceUrl: a tenant URL parsed by the gateway, never handed to a 
       password: '',
       sslmode: 'disable',
     });
+  });
+
+  it('reads mysql:// and mariadb:// as MySQL-protocol sources on 3306, by the same rules', () => {
+    const my = parseSourceUrl('mysql://reader:pw@warehouse.example.com/shop?sslmode=require');
+    expect(my).toEqual({
+      ok: true,
+      endpoint: {
+        engine: 'mysql',
+        host: 'warehouse.example.com',
+        port: 3306,
+        database: 'shop',
+        user: 'reader',
+        password: 'pw',
+        sslmode: 'require',
+      },
+    });
+    const maria = parseSourceUrl('mariadb://reader@10.1.2.3:3307/shop');
+    expect(maria.ok && maria.endpoint).toMatchObject({ engine: 'mysql', port: 3307 });
+    expect(refusal('mysql://reader@db.example.com/shop?allowLoadLocalInfile=true')).toMatch(
+      /no parameter but sslmode; refused: "allowLoadLocalInfile"/,
+    );
+    expect(refusal('mysql://reader@%2Fvar%2Frun%2Fmysqld%2Fmysqld.sock/shop')).toMatch(
+      /unix sockets and paths are not accepted/,
+    );
+    expect(refusal('oracle://reader@db.example.com/shop')).toMatch(
+      /must start with postgres:\/\/, postgresql:\/\/, mysql:\/\/, mariadb:\/\//,
+    );
   });
 
   it.each([
@@ -74,7 +102,7 @@ describe('parseSourceUrl: a tenant URL parsed by the gateway, never handed to a 
   });
 
   it('refuses other schemes, unknown sslmodes, a missing login or database', () => {
-    expect(refusal('mysql://r@h.example/dw')).toMatch(/postgres:\/\//);
+    expect(refusal('jdbc://r@h.example/dw')).toMatch(/postgres:\/\//);
     expect(refusal('postgres://r@h.example/dw?sslmode=prefer')).toMatch(/sslmode must be/);
     expect(refusal('postgres://h.example/dw')).toMatch(/login and a database/);
     expect(refusal('postgres://r@h.example/')).toMatch(/login and a database/);

@@ -3,12 +3,22 @@ import type { TemplateProblem } from '@app/templates';
 /** How a source's connection is encrypted: libpq's `sslmode` values that mean one thing here. */
 export type SourceSslMode = 'disable' | 'require' | 'verify-ca' | 'verify-full';
 
+/** The wire protocol a source speaks (issue #42): Postgres, or MySQL's (MariaDB, TiDB, ...). */
+export type SourceEngine = 'postgres' | 'mysql';
+
+/** URL schemes per engine, with each engine's default port; the first scheme is the shown one. */
+export const ENGINE_SCHEMES: Readonly<Record<SourceEngine, { schemes: string[]; port: number }>> = {
+  postgres: { schemes: ['postgres', 'postgresql'], port: 5432 },
+  mysql: { schemes: ['mysql', 'mariadb'], port: 3306 },
+};
+
 /**
  * One server of a tenant's source, as the gateway parsed it from the admin's URL (issue #37).
  * The driver is built from these parts only: it never sees the URL, so no startup `options`,
  * no unix socket, no file path and no other free parameter can reach it.
  */
 export interface SourceEndpoint {
+  engine: SourceEngine;
   /** a DNS name or an IP literal (IPv6 without brackets); never a path */
   host: string;
   port: number;
@@ -20,7 +30,6 @@ export interface SourceEndpoint {
 }
 
 const SSL_MODES: readonly SourceSslMode[] = ['disable', 'require', 'verify-ca', 'verify-full'];
-const DEFAULT_PORT = 5432;
 /** a DNS name (RFC 1123 labels) or an IPv4 literal; IPv6 literals come in brackets */
 const HOST_NAME =
   /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
@@ -28,15 +37,16 @@ const IPV6_LITERAL = /^\[([0-9a-f:.]+)\]$/i;
 
 const problem = (message: string): TemplateProblem => ({ rule: 'url', message });
 
+const ALL_SCHEMES = Object.values(ENGINE_SCHEMES).flatMap((e) => e.schemes);
+
 /**
- * Parses a tenant's `postgres://user:password@host:port/database?sslmode=...` into its parts,
- * or says what is wrong with it (never echoing the URL: it holds a password). `sslmode` is the
- * only query parameter; any other one is refused by name before any connection is tried.
+ * Parses a tenant's `postgres://user:password@host:port/database?sslmode=...` (or `mysql://`,
+ * issue #42) into its parts, or says what is wrong with it (never echoing the URL: it holds a
+ * password). `sslmode` is the only query parameter, for either engine; any other one is refused
+ * by name before any connection is tried.
  */
 export function parseSourceUrl(
   text: string,
-  schemes: readonly string[] = ['postgres', 'postgresql'],
-  defaultPort = DEFAULT_PORT,
 ): { ok: true; endpoint: SourceEndpoint } | { ok: false; problem: TemplateProblem } {
   let url: URL;
   try {
@@ -45,10 +55,13 @@ export function parseSourceUrl(
     return { ok: false, problem: problem('a url is not a URL') };
   }
   const scheme = url.protocol.replace(/:$/, '');
-  if (!schemes.includes(scheme))
+  const engine = (Object.keys(ENGINE_SCHEMES) as SourceEngine[]).find((e) =>
+    ENGINE_SCHEMES[e].schemes.includes(scheme),
+  );
+  if (engine === undefined)
     return {
       ok: false,
-      problem: problem(`a url must start with ${schemes.map((s) => `${s}://`).join(' or ')}`),
+      problem: problem(`a url must start with ${ALL_SCHEMES.map((s) => `${s}://`).join(', ')}`),
     };
   const refused = [...url.searchParams.keys()].filter((k) => k !== 'sslmode');
   if (refused.length > 0)
@@ -92,8 +105,9 @@ export function parseSourceUrl(
   return {
     ok: true,
     endpoint: {
+      engine,
       host,
-      port: url.port ? Number(url.port) : defaultPort,
+      port: url.port ? Number(url.port) : ENGINE_SCHEMES[engine].port,
       database,
       user,
       password,

@@ -18,6 +18,8 @@ import { identityClaims } from './source-identity';
 import type { Endpoint, EndpointHealth, RunningSource } from './running-source';
 import { SourceConnector, SourceRefusedError } from './source-connect';
 import { probeServer } from './source-server.repository';
+import { openMysqlReadPool } from './mysql/mysql-read-pool';
+import { probeMysqlServer } from './mysql/mysql-session.repository';
 
 /**
  * One bounded pool per source endpoint per instance (issue #30): opened on the first call,
@@ -148,7 +150,8 @@ export class DatasourcePools implements OnModuleDestroy {
     };
     const started = performance.now();
     try {
-      const version = await this.onEndpoint(source, e, (pool) => pool.withSession(probeServer));
+      const probe = e.endpoint.engine === 'mysql' ? probeMysqlServer : probeServer;
+      const version = await this.onEndpoint(source, e, (pool) => pool.withSession(probe));
       return {
         ...base,
         reachable: true,
@@ -237,15 +240,19 @@ export class DatasourcePools implements OnModuleDestroy {
     const refusal = this.shares.refusal(source.tenantId, size);
     if (refusal !== undefined) throw new DatasourceUnavailableError(source.name, refusal);
     this.shares.reserve(source.tenantId, size);
-    e.pool = openReadPool(
-      this.connector.clientConfig(e.endpoint, source.caPem, `gateway-datasource ${source.name}`),
-      {
-        max: size,
-        connectTimeoutMs: this.options.connectTimeoutMs,
-        idleTimeoutMs: this.options.idleCloseMs,
-        applicationName: `gateway-datasource ${source.name}`,
-      },
-    );
+    const options = {
+      max: size,
+      connectTimeoutMs: this.options.connectTimeoutMs,
+      idleTimeoutMs: this.options.idleCloseMs,
+      applicationName: `gateway-datasource ${source.name}`,
+    };
+    e.pool =
+      e.endpoint.engine === 'mysql'
+        ? openMysqlReadPool(e.endpoint, this.connector, source.caPem, options)
+        : openReadPool(
+            this.connector.clientConfig(e.endpoint, source.caPem, options.applicationName),
+            options,
+          );
     return e.pool;
   }
 

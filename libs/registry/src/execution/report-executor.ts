@@ -220,6 +220,7 @@ export class ReportExecutor {
   ): Promise<GuardedReadResult> {
     if (!this.sources)
       throw new DatasourceUnavailableError(name, 'data sources are not set up here');
+    if (source.engine === 'mysql') return this.readOnMysql(tenantId, name, source, read);
     const session = sourceSessionSetup(
       source.schema,
       { ...sessionLimits(this.options), statementTimeoutMs: read.timeoutMs },
@@ -238,6 +239,40 @@ export class ReportExecutor {
         maxBytes: read.maxBytes,
         timeoutMs: read.timeoutMs + 1000,
         statement: read.statement,
+        signal: read.signal,
+      }),
+    );
+  }
+
+  /**
+   * A report on a tenant's MySQL-protocol source (issue #42): its pool sets the statement's time
+   * bound and runs it, prepared, in a READ ONLY transaction with the registered read-only login.
+   */
+  private readOnMysql(
+    tenantId: string,
+    name: string,
+    source: SourceScope,
+    read: {
+      text: string;
+      values: unknown[];
+      maxBytes: number;
+      timeoutMs: number;
+      signal?: AbortSignal;
+    },
+  ): Promise<GuardedReadResult> {
+    const attributes = {
+      'db.system': 'mysql',
+      'gateway.tenant': tenantId,
+      'gateway.datasource': name,
+    };
+    return withSpan('sql', attributes, () =>
+      this.sources!.read(tenantId, name, source.revision, {
+        setup: [],
+        text: read.text,
+        values: read.values,
+        maxBytes: read.maxBytes,
+        statementTimeoutMs: read.timeoutMs,
+        timeoutMs: read.timeoutMs + 1000,
         signal: read.signal,
       }),
     );

@@ -14,6 +14,8 @@ export interface MysqlLexed {
   boundText: string;
   /** the parameters, in placeholder order (a name may repeat) */
   params: string[];
+  /** the statement has a LIMIT of its own, outside every parenthesis */
+  ownLimit: boolean;
 }
 
 const PARAM = /^:([a-z_][a-z0-9_]*)/i;
@@ -27,10 +29,16 @@ export function lexMysql(sql: string): MysqlLexed {
     parseText += both;
     boundText += bound;
   };
+  let depth = 0;
+  let ownLimit = false;
   let i = 0;
   while (i < sql.length) {
     const c = sql[i];
     const next = sql[i + 1];
+    if (c === '(') depth += 1;
+    else if (c === ')') depth -= 1;
+    else if (depth === 0 && /^limit\b/i.test(sql.slice(i, i + 6)) && !/\w/.test(sql[i - 1] ?? ''))
+      ownLimit = true;
     if (c === "'" || c === '"' || c === '`') {
       const end = quotedEnd(sql, i);
       if (end < 0) {
@@ -77,6 +85,9 @@ export function lexMysql(sql: string): MysqlLexed {
         break;
       }
       i = sql.length; // one trailing semicolon, as people type them
+    } else if (c === '?') {
+      problems.push('a ? placeholder written by hand: use :name placeholders');
+      break;
     } else if (c === '\\') {
       problems.push('a backslash outside a string');
       break;
@@ -85,7 +96,7 @@ export function lexMysql(sql: string): MysqlLexed {
       i += 1;
     }
   }
-  return { problems, parseText, boundText, params };
+  return { problems, parseText, boundText, params, ownLimit };
 }
 
 /** Where the quoted run starting at `start` ends (after its closing quote), or -1. */
