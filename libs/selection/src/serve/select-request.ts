@@ -1,6 +1,6 @@
 import { isToolFormat, TOOL_FORMATS } from '@app/templates';
 import type { ToolFormat } from '@app/templates';
-import { SelectionError } from './errors';
+import { SelectionError } from '../errors';
 
 export const SELECT_LIMIT_DEFAULT = 5;
 export const SELECT_LIMIT_MAX = 50;

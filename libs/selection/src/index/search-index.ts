@@ -1,7 +1,7 @@
 import MiniSearch from 'minisearch';
 import type { SearchResult } from 'minisearch';
 import type { SearchDoc } from './search-doc';
-import { isStopWord, stem, terms, words } from './text';
+import { isStopWord, stem, terms, words } from '../words/text';
 
 /** What each part of the ranking may use; every switch is measured in the eval's ablations. */
 export interface RankingOptions {

@@ -10,12 +10,13 @@ export interface Expansion {
   source: 'business' | 'wordnet' | 'country' | 'report';
 }
 
-/** libs/selection/data: beside src when run from source, four levels up from dist/libs/selection/src */
+/** libs/selection/data: two levels up from src/words when run from source, five from dist/libs/selection/src/words */
 const DATA =
   [
-    join(__dirname, '..', 'data'),
-    join(__dirname, '..', '..', '..', '..', 'libs', 'selection', 'data'),
-  ].find((dir) => existsSync(join(dir, 'business-synonyms.json'))) ?? join(__dirname, '..', 'data');
+    join(__dirname, '..', '..', 'data'),
+    join(__dirname, '..', '..', '..', '..', '..', 'libs', 'selection', 'data'),
+  ].find((dir) => existsSync(join(dir, 'business-synonyms.json'))) ??
+  join(__dirname, '..', '..', 'data');
 /** business groups are written for this domain; WordNet's senses are broad */
 export const BUSINESS_WEIGHT = 0.6;
 export const WORDNET_WEIGHT = 0.3;

@@ -2,12 +2,12 @@ import { conversationQuery } from './conversation';
 import type { Conversation } from './conversation';
 import { reciprocalRankFusion } from './fusion';
 import type { RankedList } from './fusion';
-import { FOLLOW_UP_FAMILY_BOOST } from './search-index';
-import { terms } from './text';
-import type { SearchHit, ToolSearchIndex } from './search-index';
-import type { SemanticIndex } from './semantic-index';
-import type { UsageHistory } from './usage-history';
-import { Vocabulary } from './vocabulary';
+import { FOLLOW_UP_FAMILY_BOOST } from '../index/search-index';
+import { terms } from '../words/text';
+import type { SearchHit, ToolSearchIndex } from '../index/search-index';
+import type { SemanticIndex } from '../index/semantic-index';
+import type { UsageHistory } from '../usage/usage-history';
+import { Vocabulary } from '../words/vocabulary';
 
 export interface DetectedContext {
   name: string;

@@ -5,9 +5,9 @@ import { WordVectors } from './word-vectors';
 /** libs/selection/data/word-vectors.bin, from source or from dist (as vocabulary.ts does). */
 export const WORD_VECTORS_FILE =
   [
-    join(__dirname, '..', 'data', 'word-vectors.bin'),
-    join(__dirname, '..', '..', '..', '..', 'libs', 'selection', 'data', 'word-vectors.bin'),
-  ].find((file) => existsSync(file)) ?? join(__dirname, '..', 'data', 'word-vectors.bin');
+    join(__dirname, '..', '..', 'data', 'word-vectors.bin'),
+    join(__dirname, '..', '..', '..', '..', '..', 'libs', 'selection', 'data', 'word-vectors.bin'),
+  ].find((file) => existsSync(file)) ?? join(__dirname, '..', '..', 'data', 'word-vectors.bin');
 
 let shipped: WordVectors | undefined;
 

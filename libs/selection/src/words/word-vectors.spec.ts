@@ -1,4 +1,4 @@
-import { SelectionError } from './errors';
+import { SelectionError } from '../errors';
 import { dot, normalise, WordVectors } from './word-vectors';
 
 const TABLE: Array<[string, number[]]> = [

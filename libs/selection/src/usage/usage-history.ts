@@ -9,7 +9,7 @@
  * users led to the tool; the caller's own voice always counts. So one user's repeated calls
  * cannot steer colleagues' rankings. Records without a user (a replayed set) are each a voice.
  */
-import { isStopWord, stem, words } from './text';
+import { isStopWord, stem, words } from '../words/text';
 
 export interface UsageRecord {
   /** the question (last user turn, or the search query) that led to the call */

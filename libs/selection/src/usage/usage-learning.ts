@@ -1,8 +1,8 @@
 import type { Principal } from '@app/registry';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { SELECTION_SIGNALS } from './signal-options';
-import type { SignalOptions } from './signal-options';
+import { SELECTION_SIGNALS } from '../signal-options';
+import type { SignalOptions } from '../signal-options';
 import { ToolUsageRepository } from './tool-usage.repository';
 import type { ToolUsage } from './tool-usage.repository';
 import { UsageHistory } from './usage-history';

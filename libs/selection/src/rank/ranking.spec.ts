@@ -1,9 +1,9 @@
 import { conversationQuery, parseConversation } from './conversation';
-import type { SearchDoc } from './search-doc';
-import { DEFAULT_RANKING, ToolSearchIndex } from './search-index';
-import type { RankingOptions } from './search-index';
+import type { SearchDoc } from '../index/search-doc';
+import { DEFAULT_RANKING, ToolSearchIndex } from '../index/search-index';
+import type { RankingOptions } from '../index/search-index';
 import { selectTools, vocabularyFor } from './selector';
-import { BUSINESS_WEIGHT, countryNames, Vocabulary } from './vocabulary';
+import { BUSINESS_WEIGHT, countryNames, Vocabulary } from '../words/vocabulary';
 
 function doc(name: string, title: string, description: string, values = ''): SearchDoc {
   return {

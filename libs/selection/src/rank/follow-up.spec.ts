@@ -1,6 +1,6 @@
 import { parseConversation } from './conversation';
-import type { SearchDoc } from './search-doc';
-import { DEFAULT_RANKING, familyOf, ToolSearchIndex } from './search-index';
+import type { SearchDoc } from '../index/search-doc';
+import { DEFAULT_RANKING, familyOf, ToolSearchIndex } from '../index/search-index';
 import { selectTools } from './selector';
 
 function doc(name: string, title: string): SearchDoc {

@@ -9,7 +9,7 @@
  * Words are in the source's order (most frequent first). Pure: parsing and encoding take and
  * give bytes; reading the file is the caller's business.
  */
-import { SelectionError } from './errors';
+import { SelectionError } from '../errors';
 
 const MAGIC = 'WV01';
 const HEADER = 16;

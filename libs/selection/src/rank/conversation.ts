@@ -1,8 +1,8 @@
-import { SelectionError } from './errors';
-import type { RankingOptions, WeightedQuery } from './search-index';
-import { isStopWord, stem, words } from './text';
-import { MAX_PHRASE_WORDS } from './vocabulary';
-import type { Expansion, Vocabulary } from './vocabulary';
+import { SelectionError } from '../errors';
+import type { RankingOptions, WeightedQuery } from '../index/search-index';
+import { isStopWord, stem, words } from '../words/text';
+import { MAX_PHRASE_WORDS } from '../words/vocabulary';
+import type { Expansion, Vocabulary } from '../words/vocabulary';
 
 /** What the ranking reads of a conversation. */
 export interface Conversation {

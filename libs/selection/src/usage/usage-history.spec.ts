@@ -1,7 +1,7 @@
-import { parseConversation } from './conversation';
-import type { SearchDoc } from './search-doc';
-import { ToolSearchIndex } from './search-index';
-import { ASKED_BEFORE, selectTools } from './selector';
+import { parseConversation } from '../rank/conversation';
+import type { SearchDoc } from '../index/search-doc';
+import { ToolSearchIndex } from '../index/search-index';
+import { ASKED_BEFORE, selectTools } from '../rank/selector';
 import { UsageHistory } from './usage-history';
 
 const DAY = 86_400_000;

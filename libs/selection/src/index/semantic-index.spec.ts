@@ -1,9 +1,9 @@
-import { parseConversation } from './conversation';
+import { parseConversation } from '../rank/conversation';
 import type { SearchDoc } from './search-doc';
 import { ToolSearchIndex } from './search-index';
 import { SemanticIndex } from './semantic-index';
-import { selectTools, SIMILAR_MEANING } from './selector';
-import { WordVectors } from './word-vectors';
+import { selectTools, SIMILAR_MEANING } from '../rank/selector';
+import { WordVectors } from '../words/word-vectors';
 
 // a toy table: lodging words point one way, money words another, time words a third
 const VECTORS = WordVectors.decode(
