@@ -2,6 +2,7 @@ export * from './rank/conversation';
 export * from './errors';
 export * from './index/search-doc';
 export * from './index/search-index';
+export * from './index/search-query';
 export * from './rank/selector';
 export * from './words/text';
 export * from './words/vocabulary';

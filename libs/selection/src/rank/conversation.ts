@@ -1,5 +1,5 @@
 import { SelectionError } from '../errors';
-import type { RankingOptions, WeightedQuery } from '../index/search-index';
+import type { RankingOptions, WeightedQuery } from '../index/search-query';
 import { isStopWord, stem, words } from '../words/text';
 import { MAX_PHRASE_WORDS } from '../words/vocabulary';
 import type { Expansion, Vocabulary } from '../words/vocabulary';

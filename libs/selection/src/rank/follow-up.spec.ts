@@ -1,6 +1,7 @@
 import { parseConversation } from './conversation';
 import type { SearchDoc } from '../index/search-doc';
-import { DEFAULT_RANKING, familyOf, ToolSearchIndex } from '../index/search-index';
+import { ToolSearchIndex } from '../index/search-index';
+import { DEFAULT_RANKING, familyOf } from '../index/search-query';
 import { selectTools } from './selector';
 
 function doc(name: string, title: string): SearchDoc {

@@ -1,7 +1,8 @@
 import { conversationQuery, parseConversation } from './conversation';
 import type { SearchDoc } from '../index/search-doc';
-import { DEFAULT_RANKING, ToolSearchIndex } from '../index/search-index';
-import type { RankingOptions } from '../index/search-index';
+import { ToolSearchIndex } from '../index/search-index';
+import { DEFAULT_RANKING } from '../index/search-query';
+import type { RankingOptions } from '../index/search-query';
 import { selectTools, vocabularyFor } from './selector';
 import { BUSINESS_WEIGHT, countryNames, Vocabulary } from '../words/vocabulary';
 

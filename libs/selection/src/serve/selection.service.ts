@@ -24,7 +24,7 @@ import {
 import { oneLine, reportSearchDoc, toolSearchDoc } from '../index/search-doc';
 import type { SearchDoc } from '../index/search-doc';
 import { ToolSearchIndex } from '../index/search-index';
-import type { SearchHit } from '../index/search-index';
+import type { SearchHit } from '../index/search-query';
 import { searchTools, selectTools } from '../rank/selector';
 import type { DetectedContext, SelectionSignals } from '../rank/selector';
 import { SemanticIndex } from '../index/semantic-index';

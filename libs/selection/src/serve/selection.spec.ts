@@ -7,7 +7,8 @@ import { DisclosurePolicy } from './disclosure';
 import { DISCLOSURE_TOOL_NAMES } from './disclosure-tools';
 import { SelectionError } from '../errors';
 import type { SearchDoc } from '../index/search-doc';
-import { DEFAULT_RANKING, ToolSearchIndex } from '../index/search-index';
+import { ToolSearchIndex } from '../index/search-index';
+import { DEFAULT_RANKING } from '../index/search-query';
 import { searchTools, selectTools } from '../rank/selector';
 import { loadWordNetSynonyms, wordNetFile } from '../words/wordnet';
 
