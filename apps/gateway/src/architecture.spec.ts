@@ -202,7 +202,6 @@ const PENDING: ReadonlyMap<string, number> = new Map([
   ['libs/registry/src/datasources/source-pools.ts', 323],
   ['libs/registry/src/execution/report-executor.ts', 303],
   ['libs/registry/src/execution/report-usage.ts', 289],
-  ['libs/selection/src/serve/selection.service.ts', 304],
   ['db/postgres-connection.ts', 299],
   ['db/database.ts', 325],
   ['db/guarded-read.ts', 337],

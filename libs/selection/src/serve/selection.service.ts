@@ -1,5 +1,4 @@
 import {
-  accessSubject,
   CatalogService,
   RegistryError,
   ReportUsage,
@@ -7,10 +6,9 @@ import {
   toolFailure,
   toolJson,
 } from '@app/registry';
-import type { Principal, ServedTool, TenantCatalog, ToolCallOutcome } from '@app/registry';
+import type { Principal, ToolCallOutcome } from '@app/registry';
 import { ArgumentValidator, formatTool } from '@app/templates';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { parseConversation } from '../rank/conversation';
 import { parseSelectRequest, SELECT_LIMIT_DEFAULT } from './select-request';
 import { DisclosurePolicy } from './disclosure';
@@ -21,17 +19,15 @@ import {
   DISCLOSURE_TOOL_NAMES,
   SEARCH_TOOLS,
 } from './disclosure-tools';
-import { oneLine, reportSearchDoc, toolSearchDoc } from '../index/search-doc';
-import type { SearchDoc } from '../index/search-doc';
-import { ToolSearchIndex } from '../index/search-index';
+import { oneLine } from '../index/search-doc';
 import type { SearchHit } from '../index/search-query';
 import { searchTools, selectTools } from '../rank/selector';
-import type { DetectedContext, SelectionSignals } from '../rank/selector';
-import { SemanticIndex } from '../index/semantic-index';
+import type { DetectedContext } from '../rank/selector';
 import { SELECTION_SIGNALS } from '../signal-options';
 import type { SignalOptions } from '../signal-options';
 import { UsageLearning } from '../usage/usage-learning';
 import { shippedWordVectors } from '../words/word-vectors-file';
+import { VisibleTools } from './visible-tools';
 
 export interface SelectResponse {
   contexts: DetectedContext[];
@@ -51,23 +47,6 @@ const validators = new Map(
   DISCLOSURE_TOOLS.map((d) => [d.name, new ArgumentValidator(d.inputSchema, [])]),
 );
 
-/** A caller's visible tools by name, and the catalog they came from. */
-interface HeldToolset {
-  catalog: TenantCatalog;
-  byName: Map<string, ServedTool>;
-}
-
-/** how many visible sets (toolset keys) are held at once */
-const TOOLSETS_HELD = 500;
-
-/** The tenant's index and the catalog it was last brought up to date with. */
-interface HeldIndex {
-  catalog: TenantCatalog;
-  index: ToolSearchIndex;
-  /** the word-vector side, kept in step with `index` (absent when SELECTION_VECTORS=0) */
-  semantic?: SemanticIndex;
-}
-
 /**
  * Tool selection for callers: POST /v1/tools/select, and the search_tools / describe_tools
  * / call_tool built-ins of progressive disclosure. One search index per tenant, patched
@@ -77,84 +56,25 @@ interface HeldIndex {
  */
 @Injectable()
 export class SelectionService {
-  private readonly held = new Map<string, HeldIndex>();
-  private readonly toolsets = new LRUCache<string, HeldToolset>({ max: TOOLSETS_HELD });
+  private readonly visibleTools: VisibleTools;
 
   constructor(
     private readonly catalog: CatalogService,
     private readonly calls: ToolCallService,
     @Inject(DisclosurePolicy) readonly disclosure: DisclosurePolicy,
-    @Inject(SELECTION_SIGNALS) private readonly signals: SignalOptions,
+    @Inject(SELECTION_SIGNALS) signals: SignalOptions,
     private readonly learning: UsageLearning,
     @Optional() @Inject(ReportUsage) private readonly usage: ReportUsage | null = null,
   ) {
     // read the table at start-up: a corrupt file stops the instance, not a request
     if (signals.vectors) shippedWordVectors();
-  }
-
-  /** The tenant's indexes, in step with `catalog` (the caller's visible set came from it). */
-  private async index(tenantId: string, catalog: TenantCatalog): Promise<HeldIndex> {
-    const held = this.held.get(tenantId);
-    if (held && held.catalog === catalog) return held;
-    // built-ins and generated tools are indexed with the reports; the catalog's version picks
-    const { tools } = await this.catalog.tenantTools(tenantId);
-    const index = held?.index ?? new ToolSearchIndex();
-    const docs = tools
-      .filter((t) => !DISCLOSURE_TOOL_NAMES.includes(t.definition.name))
-      .map((t) => searchDoc(catalog, t));
-    index.sync(docs);
-    const semantic =
-      held?.semantic ??
-      (this.signals.vectors ? new SemanticIndex(shippedWordVectors()) : undefined);
-    semantic?.sync(docs);
-    const next = { catalog, index, semantic };
-    this.held.set(tenantId, next);
-    return next;
-  }
-
-  /** The signals fused with the lexical ranking for this tenant. */
-  private async signalsFor(
-    principal: Principal,
-    held: HeldIndex,
-  ): Promise<SelectionSignals | undefined> {
-    const history = await this.learning.history(principal.tenantId);
-    if (!held.semantic && !history) return undefined;
-    return {
-      semantic: held.semantic,
-      history,
-      now: this.learning.now(),
-      user: principal.userId,
-      fusion: {
-        k: this.signals.fusionK,
-        semantic: this.signals.vectorWeight,
-        history: this.signals.historyWeight,
-      },
-    };
-  }
-
-  /**
-   * The caller's visible tools by name, computed once per toolset key (tenant, catalog
-   * version, permission set, context) rather than per request: a new catalog version is a
-   * new key, so a hot-added report is in the next answer.
-   */
-  private async visible(principal: Principal, context: string | undefined) {
-    const key = await this.catalog.toolsetKeyFor(principal, context);
-    let held = this.toolsets.get(key);
-    if (!held) {
-      const visible = await this.catalog.visibleSet(principal, context);
-      const byName = new Map(visible.tools.map((t) => [t.definition.name, t]));
-      held = { catalog: visible.catalog, byName };
-      this.toolsets.set(visible.key, held);
-    }
-    const indexes = await this.index(principal.tenantId, held.catalog);
-    const signals = await this.signalsFor(principal, indexes);
-    return { byName: held.byName, index: indexes.index, signals };
+    this.visibleTools = new VisibleTools(catalog, signals, learning);
   }
 
   async select(principal: Principal, body: unknown): Promise<SelectResponse> {
     const request = parseSelectRequest(body);
     const conversation = parseConversation(request.messages);
-    const { byName, index, signals } = await this.visible(principal, request.context);
+    const { byName, index, signals } = await this.visibleTools.of(principal, request.context);
     const limit = request.limit ?? SELECT_LIMIT_DEFAULT;
     const selection = selectTools(index, conversation, (n) => byName.has(n), limit, signals);
     this.learning.asked(
@@ -227,7 +147,7 @@ export class SelectionService {
     limit: number,
     context: string | undefined,
   ): Promise<SelectionCallOutcome> {
-    const { byName, index, signals } = await this.visible(principal, context);
+    const { byName, index, signals } = await this.visibleTools.of(principal, context);
     const hits: SearchHit[] = searchTools(index, query, (n) => byName.has(n), limit, signals);
     this.learning.asked(principal, query, 'search_tools');
     const tools = hits.map((h) => {
@@ -288,17 +208,4 @@ export class SelectionService {
 
 function toolError(tool: string, message: string): ToolCallOutcome {
   return toolFailure(tool, 'INVALID_ARGUMENTS', message);
-}
-
-/** The business contexts a tool belongs to, by the tenant's context definitions. */
-function contextsOf(catalog: TenantCatalog, tool: ServedTool): string[] {
-  const subject = accessSubject(tool);
-  return catalog.access.contextNames().filter((c) => catalog.access.inContext(c, subject));
-}
-
-function searchDoc(catalog: TenantCatalog, tool: ServedTool): SearchDoc {
-  const contexts = contextsOf(catalog, tool);
-  if (tool.kind === 'report')
-    return reportSearchDoc(tool.definition.name, tool.report.report, contexts);
-  return toolSearchDoc(tool.definition, accessSubject(tool).category, contexts);
 }
