@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, describeError } from '../api';
-import type { Identity } from '../api';
-import { CodeView, SqlEditor } from '../code';
-import { changes, EMPTY_DRAFT, formDocument, toDraft } from '../report-form';
-import type { DocumentJson, Draft, FieldRow, FilterRow } from '../report-form';
-import { ChartImage, Confirm, count, ErrorNote } from './common';
-import { ReportOptions } from './report-options';
+import { api, describeError } from '../../api';
+import type { Identity } from '../../api';
+import { CodeView, SqlEditor } from '../../code';
+import { changes, EMPTY_DRAFT, formDocument, toDraft } from '../../report-form';
+import type { DocumentJson, Draft, FieldRow, FilterRow } from '../../report-form';
+import { ChartImage, Confirm, count, ErrorNote } from '../common';
+import { ReportOptions } from '../report-options';
 
 const FILTER_TYPES = [
   'string',
