@@ -1,63 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, describeError } from '../../api';
 import type { Identity } from '../../api';
-import { CodeView, SqlEditor } from '../../code';
 import { changes, EMPTY_DRAFT, formDocument, toDraft } from '../../report-form';
-import type { DocumentJson, Draft, FieldRow, FilterRow } from '../../report-form';
-import { ChartImage, Confirm, count, ErrorNote } from '../common';
+import type { Draft } from '../../report-form';
+import { Confirm, ErrorNote } from '../common';
 import { ReportOptions } from '../report-options';
+import { FieldRows, FilterRows, MetadataInputs } from './form-fields';
+import type { ReportDocument, Status } from './report-types';
+import { SqlCheckPanel, useDryRun } from './sql-check';
+import { ToolPreview } from './tool-preview';
+import type { Format } from './tool-preview';
+import { TryPanel, useTryIt } from './try-it';
 
-const FILTER_TYPES = [
-  'string',
-  'enum',
-  'integer',
-  'number',
-  'number_range',
-  'date',
-  'date_range',
-  'boolean',
-  'string_list',
-];
-const FIELD_TYPES = ['string', 'integer', 'number', 'date', 'timestamp', 'boolean', 'json'];
-const FORMATS = ['openai', 'anthropic', 'mcp'] as const;
-
-interface ReportDocument extends DocumentJson {
-  id: string;
-  status: 'active' | 'disabled';
-}
-interface Problem {
-  rule: string;
-  message: string;
-  part?: { text: string; start: number; end: number };
-}
-interface Verdict {
-  ok: boolean;
-  exists: boolean;
-  problems: Problem[];
-  tool?: { name: string; description: string; contexts: string[]; formats: Record<string, object> };
-}
-interface Status {
-  served: boolean;
-  reason?: string;
-  version: number;
-  updated_at: string;
-}
-type TryOutcome =
-  | {
-      is_error: false;
-      result: {
-        columns: Array<{ name: string; type: string }>;
-        rows: Array<Record<string, unknown>>;
-        page: number;
-        page_size: number;
-        has_more: boolean;
-      };
-      chart?: { type?: string; svg?: string; error?: string };
-    }
-  | { is_error: true; error: { code: string; message: string } };
-
-const ID = /^[a-z][a-z0-9_]*$/;
-
+/**
+ * The Author screen: a report's metadata form, the SQL guard's dry run as the author types,
+ * the tool the model would get in each provider's format, and a read-only trial run.
+ */
 export function AuthorScreen({ identity, reportId }: { identity: Identity; reportId?: string }) {
   const [draft, setDraft] = useState<Draft>({ ...EMPTY_DRAFT, id: reportId ?? '' });
   // the document as loaded: members the form does not show are carried from it untouched
@@ -66,12 +24,8 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
     { status: 'active' | 'disabled'; view: Status } | undefined
   >();
   const [loadError, setLoadError] = useState<string>();
-  const [verdict, setVerdict] = useState<Verdict>();
-  const [verdictError, setVerdictError] = useState<string>();
-  const [format, setFormat] = useState<(typeof FORMATS)[number]>('openai');
-  const [sample, setSample] = useState('{}');
-  const [tried, setTried] = useState<TryOutcome>();
-  const [tryError, setTryError] = useState<string>();
+  const [format, setFormat] = useState<Format>('openai');
+  const trial = useTryIt(identity, draft, loaded);
   const [saved, setSaved] = useState<string>();
   const [saveError, setSaveError] = useState<string>();
   const [confirm, setConfirm] = useState<{ text: string; act: () => Promise<void> }>();
@@ -92,7 +46,7 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
 
   useEffect(() => {
     setSaved(undefined);
-    setTried(undefined);
+    trial.setTried(undefined);
     if (reportId) void load(reportId);
     else {
       setDraft({ ...EMPTY_DRAFT });
@@ -100,43 +54,9 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
       setStored(undefined);
     }
   }, [reportId, identity.token]);
-
-  // dry-run validation as the author types
-  useEffect(() => {
-    if (!ID.test(draft.id)) {
-      setVerdict(undefined);
-      setVerdictError(draft.id ? 'the id must match ^[a-z][a-z0-9_]*$' : 'enter an id to validate');
-      return;
-    }
-    const controller = new AbortController();
-    const timer = setTimeout(() => {
-      api<Verdict>(identity, `/v1/admin/reports/${draft.id}/validate`, {
-        json: formDocument(draft, loaded),
-        signal: controller.signal,
-      }).then(
-        (v) => {
-          setVerdict(v);
-          setVerdictError(undefined);
-        },
-        (err: unknown) => {
-          if (!controller.signal.aborted) setVerdictError(describeError(err));
-        },
-      );
-    }, 300);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [draft, loaded, identity.token]);
+  const { verdict, verdictError } = useDryRun(identity, draft, loaded);
 
   const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
-  const setFilter = (i: number, patch: Partial<FilterRow>) =>
-    setDraft((d) => ({
-      ...d,
-      filters: d.filters.map((f, j) => (j === i ? { ...f, ...patch } : f)),
-    }));
-  const setField = (i: number, patch: Partial<FieldRow>) =>
-    setDraft((d) => ({ ...d, fields: d.fields.map((f, j) => (j === i ? { ...f, ...patch } : f)) }));
   const mark = verdict?.problems.find((p) => p.part)?.part;
 
   const save = async () => {
@@ -184,26 +104,6 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
       setLoaded(undefined);
       location.hash = '#/catalog';
     });
-  const tryIt = async () => {
-    setTryError(undefined);
-    setTried(undefined);
-    let args: unknown;
-    try {
-      args = JSON.parse(sample || '{}');
-    } catch {
-      setTryError('the sample arguments are not JSON');
-      return;
-    }
-    try {
-      setTried(
-        await api<TryOutcome>(identity, `/v1/admin/reports/${draft.id}/try`, {
-          json: { report: { ...formDocument(draft, loaded), status: 'active' }, arguments: args },
-        }),
-      );
-    } catch (err) {
-      setTryError(describeError(err));
-    }
-  };
 
   return (
     <section aria-labelledby="author-title" class="author">
@@ -220,178 +120,9 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
       <ErrorNote error={loadError} />
       <div class="columns">
         <form class="form" onSubmit={(e) => e.preventDefault()} aria-label="Report metadata">
-          <div class="row">
-            <label>
-              Id
-              <input
-                name="id"
-                value={draft.id}
-                readOnly={Boolean(stored)}
-                onInput={(e) => set({ id: (e.target as HTMLInputElement).value })}
-              />
-            </label>
-            <label>
-              Category
-              <input
-                name="category"
-                value={draft.category}
-                onInput={(e) => set({ category: (e.target as HTMLInputElement).value })}
-              />
-            </label>
-          </div>
-          <label>
-            Name
-            <input
-              name="name"
-              value={draft.name}
-              onInput={(e) => set({ name: (e.target as HTMLInputElement).value })}
-            />
-          </label>
-          <label>
-            Business description (what the model reads)
-            <textarea
-              name="description"
-              rows={3}
-              value={draft.description}
-              onInput={(e) => set({ description: (e.target as HTMLTextAreaElement).value })}
-            />
-          </label>
-          <label for="sql">SQL template</label>
-          <SqlEditor
-            id="sql"
-            label="SQL template"
-            value={draft.sql}
-            mark={mark}
-            onInput={(sql) => set({ sql })}
-          />
-          <fieldset>
-            <legend>Filters</legend>
-            {draft.filters.map((f, i) => (
-              <div class="subrow" data-filter={i}>
-                <input
-                  aria-label={`filter ${i + 1} name`}
-                  placeholder="name"
-                  value={f.name}
-                  onInput={(e) => setFilter(i, { name: (e.target as HTMLInputElement).value })}
-                />
-                <select
-                  aria-label={`filter ${i + 1} type`}
-                  value={f.type}
-                  onChange={(e) => setFilter(i, { type: (e.target as HTMLSelectElement).value })}
-                >
-                  {FILTER_TYPES.map((t) => (
-                    <option value={t}>{t}</option>
-                  ))}
-                </select>
-                <label class="inline">
-                  <input
-                    type="checkbox"
-                    checked={f.required}
-                    onChange={(e) =>
-                      setFilter(i, { required: (e.target as HTMLInputElement).checked })
-                    }
-                  />
-                  required
-                </label>
-                <input
-                  aria-label={`filter ${i + 1} enum values`}
-                  placeholder="enum values, comma-separated"
-                  value={f.enumValues}
-                  onInput={(e) =>
-                    setFilter(i, { enumValues: (e.target as HTMLInputElement).value })
-                  }
-                />
-                <input
-                  aria-label={`filter ${i + 1} default`}
-                  placeholder="default (JSON)"
-                  value={f.defaultValue}
-                  onInput={(e) =>
-                    setFilter(i, { defaultValue: (e.target as HTMLInputElement).value })
-                  }
-                />
-                <input
-                  aria-label={`filter ${i + 1} description`}
-                  placeholder="description"
-                  value={f.description}
-                  onInput={(e) =>
-                    setFilter(i, { description: (e.target as HTMLInputElement).value })
-                  }
-                />
-                <button
-                  type="button"
-                  aria-label={`remove filter ${i + 1}`}
-                  onClick={() => set({ filters: draft.filters.filter((_, j) => j !== i) })}
-                >
-                  ×
-                </button>
-              </div>
-            ))}
-            <button
-              type="button"
-              onClick={() =>
-                set({
-                  filters: [
-                    ...draft.filters,
-                    {
-                      name: '',
-                      type: 'string',
-                      required: false,
-                      enumValues: '',
-                      defaultValue: '',
-                      description: '',
-                    },
-                  ],
-                })
-              }
-            >
-              Add filter
-            </button>
-          </fieldset>
-          <fieldset>
-            <legend>Fields</legend>
-            {draft.fields.map((f, i) => (
-              <div class="subrow" data-field={i}>
-                <input
-                  aria-label={`field ${i + 1} name`}
-                  placeholder="name"
-                  value={f.name}
-                  onInput={(e) => setField(i, { name: (e.target as HTMLInputElement).value })}
-                />
-                <select
-                  aria-label={`field ${i + 1} type`}
-                  value={f.type}
-                  onChange={(e) => setField(i, { type: (e.target as HTMLSelectElement).value })}
-                >
-                  {FIELD_TYPES.map((t) => (
-                    <option value={t}>{t}</option>
-                  ))}
-                </select>
-                <input
-                  aria-label={`field ${i + 1} description`}
-                  placeholder="description"
-                  value={f.description}
-                  onInput={(e) =>
-                    setField(i, { description: (e.target as HTMLInputElement).value })
-                  }
-                />
-                <button
-                  type="button"
-                  aria-label={`remove field ${i + 1}`}
-                  onClick={() => set({ fields: draft.fields.filter((_, j) => j !== i) })}
-                >
-                  ×
-                </button>
-              </div>
-            ))}
-            <button
-              type="button"
-              onClick={() =>
-                set({ fields: [...draft.fields, { name: '', type: 'string', description: '' }] })
-              }
-            >
-              Add field
-            </button>
-          </fieldset>
+          <MetadataInputs draft={draft} set={set} locked={Boolean(stored)} mark={mark} />
+          <FilterRows draft={draft} set={set} update={setDraft} />
+          <FieldRows draft={draft} set={set} update={setDraft} />
           <ReportOptions identity={identity} draft={draft} set={set} />
           <p class="muted">
             Context and grants follow the category:{' '}
@@ -433,111 +164,11 @@ export function AuthorScreen({ identity, reportId }: { identity: Identity; repor
           <ErrorNote error={saveError} />
         </form>
         <div class="side">
-          <section aria-labelledby="verdict-title" class="panel" data-testid="verdict">
-            <h2 id="verdict-title">SQL guard (dry run)</h2>
-            {verdictError && <p class="muted">{verdictError}</p>}
-            {verdict?.ok && <p class="badge ok">accepted: {verdict.tool?.name}</p>}
-            {verdict && !verdict.ok && (
-              <ul class="problems">
-                {verdict.problems.map((p) => (
-                  <li>
-                    <span class="badge bad">{p.rule}</span> {p.message}
-                    {p.part && (
-                      <>
-                        {' '}
-                        — at <mark class="offending">{p.part.text}</mark> (characters {p.part.start}
-                        –{p.part.end})
-                      </>
-                    )}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </section>
+          <SqlCheckPanel verdict={verdict} verdictError={verdictError} />
           {verdict?.tool && (
-            <section aria-labelledby="tool-title" class="panel">
-              <h2 id="tool-title">The tool the model gets</h2>
-              <h3>Description</h3>
-              <pre class="description" data-testid="description">
-                {verdict.tool.description}
-              </pre>
-              <div role="tablist" aria-label="Provider format">
-                {FORMATS.map((f) => (
-                  <button
-                    type="button"
-                    role="tab"
-                    aria-selected={format === f}
-                    onClick={() => setFormat(f)}
-                  >
-                    {f === 'openai' ? 'OpenAI' : f === 'anthropic' ? 'Anthropic' : 'MCP'}
-                  </button>
-                ))}
-              </div>
-              <div role="tabpanel" data-testid={`format-${format}`}>
-                <CodeView
-                  code={JSON.stringify(verdict.tool.formats[format], null, 2)}
-                  language="json"
-                  label={`${format} tool`}
-                />
-              </div>
-            </section>
+            <ToolPreview tool={verdict.tool} format={format} setFormat={setFormat} />
           )}
-          <section aria-labelledby="try-title" class="panel">
-            <h2 id="try-title">Try it (read-only, first page)</h2>
-            <label>
-              Sample arguments (JSON)
-              <textarea
-                name="sample"
-                rows={3}
-                value={sample}
-                onInput={(e) => setSample((e.target as HTMLTextAreaElement).value)}
-              />
-            </label>
-            <button type="button" onClick={() => void tryIt()} disabled={!verdict?.ok}>
-              Try it
-            </button>
-            <ErrorNote error={tryError} />
-            {tried?.is_error === true && (
-              <p class="error" role="alert">
-                {tried.error.code}: {tried.error.message}
-              </p>
-            )}
-            {tried?.is_error === false && (
-              <ChartImage
-                chart={tried.chart}
-                label={`the page drawn as a ${tried.chart?.type ?? ''} chart`}
-                testId="try-chart"
-              />
-            )}
-            {tried?.is_error === false && (
-              <div class="scroll" data-testid="try-result">
-                <table class="grid">
-                  <thead>
-                    <tr>
-                      {tried.result.columns.map((c) => (
-                        <th scope="col">
-                          {c.name} <span class="muted">{c.type}</span>
-                        </th>
-                      ))}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {tried.result.rows.map((row) => (
-                      <tr>
-                        {tried.result.columns.map((c) => (
-                          <td>{row[c.name] === null ? 'null' : String(row[c.name])}</td>
-                        ))}
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-                <p class="muted">
-                  {count(tried.result.rows.length, 'row')} on page {tried.result.page}
-                  {tried.result.has_more ? '; more pages exist' : ''}
-                </p>
-              </div>
-            )}
-          </section>
+          <TryPanel trial={trial} disabled={!verdict?.ok} />
         </div>
       </div>
       <Confirm
