@@ -16,7 +16,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { tracer } from '@app/registry';
-import type { GatewaySettings } from '../config/gateway.config';
+import type { GatewaySettings } from '../../config/gateway.config';
 
 const propagator = new W3CTraceContextPropagator();
 let contextManager: AsyncLocalStorageContextManager | undefined;

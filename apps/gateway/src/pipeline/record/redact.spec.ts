@@ -1,5 +1,5 @@
-import { loadSettings } from '../config/gateway.config';
-import { metricsAllowed } from '../health/health.controller';
+import { loadSettings } from '../../config/gateway.config';
+import { metricsAllowed } from '../../health/health.controller';
 import { Redactor } from './redact';
 
 const SECRET = 'jwt-secret-that-is-long-enough-0123456789';

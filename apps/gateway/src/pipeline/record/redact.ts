@@ -1,4 +1,4 @@
-import type { GatewaySettings } from '../config/gateway.config';
+import type { GatewaySettings } from '../../config/gateway.config';
 
 /** A URL with credentials in it (postgres://user:password@host/db, redis://:pw@host). */
 const CONNECTION_STRING = /\b[a-z][a-z0-9+.-]*:\/\/[^\s/@]*@[^\s'"]*/gi;

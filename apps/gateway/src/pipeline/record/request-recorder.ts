@@ -3,7 +3,7 @@ import type { Metrics } from '@app/registry';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { writeAccessLine } from './access-line';
-import type { RequestContext } from './request-context';
+import type { RequestContext } from '../request-context';
 import { SeriesCache, statusClass } from './series';
 
 export type Protocol = 'rest' | 'mcp';

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { trace } from '@opentelemetry/api';
 import { createLogger, LineBatch } from './logger';
-import { runInRequest } from './request-context';
-import type { RequestContext } from './request-context';
+import { runInRequest } from '../request-context';
+import type { RequestContext } from '../request-context';
 
 describe('trace id of a line', () => {
   function capture(): { lines: string[]; sink: Writable } {

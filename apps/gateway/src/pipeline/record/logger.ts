@@ -2,9 +2,9 @@ import type { LoggerService } from '@nestjs/common';
 import pino from 'pino';
 import type { DestinationStream, Logger } from 'pino';
 import pretty from 'pino-pretty';
-import type { GatewaySettings } from '../config/gateway.config';
+import type { GatewaySettings } from '../../config/gateway.config';
 import { isoTime, markOurs } from './access-line';
-import { currentRequest } from './request-context';
+import { currentRequest } from '../request-context';
 
 /**
  * The gateway's one logger: pino JSON lines (pretty with LOG_FORMAT=pretty), each stamped
