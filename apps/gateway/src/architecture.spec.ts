@@ -192,7 +192,6 @@ const PENDING: ReadonlyMap<string, number> = new Map([
   ['libs/registry/src/catalog', 30],
   ['libs/registry/src/datasources', 16],
   ['db', 18],
-  ['apps/gateway/src/http/openapi-schemas.ts', 306],
   ['apps/gateway/src/mcp/modern/mcp-tasks.service.ts', 268],
   ['apps/gateway/src/mcp/modern/mcp-stateless.service.ts', 295],
   ['apps/gateway/src/console/console-admin.service.ts', 263],
