@@ -194,7 +194,6 @@ const PENDING: ReadonlyMap<string, number> = new Map([
   ['db', 18],
   ['apps/gateway/src/mcp/modern/mcp-tasks.service.ts', 268],
   ['apps/gateway/src/mcp/modern/mcp-stateless.service.ts', 295],
-  ['apps/gateway/src/console/console-admin.service.ts', 263],
   ['libs/meta-tool/src/sandbox/worker-source.ts', 360],
   ['libs/registry/src/datasources/source-pools.ts', 323],
   ['libs/registry/src/execution/report-executor.ts', 303],
