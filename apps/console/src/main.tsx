@@ -5,7 +5,7 @@ import './style.css';
 import { forget, identityOf, initialIdentity, remember, whenUnauthenticated } from './api';
 import type { Identity } from './api';
 import { AccessScreen } from './screens/access';
-import { AuthorScreen } from './screens/author';
+import { AuthorScreen } from './screens/author/author-screen';
 import { CatalogScreen } from './screens/catalog';
 import { HealthScreen } from './screens/health';
 import { ReviewScreen } from './screens/review';

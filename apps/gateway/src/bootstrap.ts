@@ -15,11 +15,11 @@ import { HotPaths } from './http/hot-paths';
 import { buildOpenApi } from './http/openapi';
 import { acceptMergePatch } from './http/merge-patch-body';
 import { installEmptyBodyRule } from './http/empty-body';
-import { createLogger, PinoNestLogger } from './pipeline/logger';
+import { createLogger, PinoNestLogger } from './pipeline/record/logger';
 import { PipelineModule } from './pipeline/pipeline.module';
 import { discoverPolicies } from './pipeline/request-policy';
 import { RequestPipeline } from './pipeline/request-pipeline';
-import { installContextManager } from './pipeline/tracing';
+import { installContextManager } from './pipeline/record/tracing';
 
 export interface GatewayOptions {
   /** false: no logging at all (tests), unless `logDestination` is given */

@@ -6,7 +6,7 @@ import { loadSettings } from './config/gateway.config';
 import type { GatewaySettings } from './config/gateway.config';
 import { startMetricsServer } from './health/metrics-server';
 import { PINO_LOGGER, RequestPipeline } from './pipeline/request-pipeline';
-import { startTracing } from './pipeline/tracing';
+import { startTracing } from './pipeline/record/tracing';
 import type { Logger as Pino } from 'pino';
 import { startupFailure } from './errors';
 import { start } from './start';

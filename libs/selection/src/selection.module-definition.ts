@@ -1,6 +1,6 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import { DISCLOSURE_OPTIONS } from './disclosure';
-import type { DisclosureOptions } from './disclosure';
+import { DISCLOSURE_OPTIONS } from './serve/disclosure';
+import type { DisclosureOptions } from './serve/disclosure';
 import type { SignalOptions } from './signal-options';
 
 /** The disclosure thresholds, and the ranking signals (defaults: DEFAULT_SIGNALS). */

@@ -1,12 +1,12 @@
 import { LIST_SHAPER } from '@app/registry';
 import { Module } from '@nestjs/common';
-import { DISCLOSURE_OPTIONS, DisclosurePolicy } from './disclosure';
+import { DISCLOSURE_OPTIONS, DisclosurePolicy } from './serve/disclosure';
 import { DEFAULT_SIGNALS, SELECTION_SIGNALS } from './signal-options';
 import { ConfigurableSelectionModule } from './selection.module-definition';
 import type { SelectionOptions } from './selection.module-definition';
-import { SelectionService } from './selection.service';
-import { ToolUsageRepository } from './tool-usage.repository';
-import { UsageLearning } from './usage-learning';
+import { SelectionService } from './serve/selection.service';
+import { ToolUsageRepository } from './usage/tool-usage.repository';
+import { UsageLearning } from './usage/usage-learning';
 
 /**
  * Tool selection and progressive disclosure, registered once by the app with

@@ -4,6 +4,7 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthGuard, CurrentPrincipal } from '../auth/auth.guard';
 import { GatewayError } from '../errors';
 import { ConsoleAdminService } from './console-admin.service';
+import { ConsoleUsageService } from './console-usage.service';
 import { ApiAnswer, ApiStringQuery, AUTHED } from '../http/openapi';
 
 function parseClaims(raw: string | undefined): Record<string, string> {
@@ -26,7 +27,10 @@ function parseClaims(raw: string | undefined): Record<string, string> {
 @UseGuards(AuthGuard)
 @Controller('v1/admin')
 export class ConsoleAdminController {
-  constructor(private readonly console: ConsoleAdminService) {}
+  constructor(
+    private readonly console: ConsoleAdminService,
+    private readonly usageReads: ConsoleUsageService,
+  ) {}
 
   @Get('console/catalog')
   @ApiOperation({ summary: "Every report of the admin's tenant: status, why, contexts, version" })
@@ -118,7 +122,7 @@ export class ConsoleAdminController {
         'HTTP_400',
         'tool is required: a tool name, e.g. ?tool=query_report_sales',
       );
-    return this.console.usage(admin, tool, usageDays(days));
+    return this.usageReads.usage(admin, tool, usageDays(days));
   }
 
   @Get('console/usage/overview')
@@ -129,7 +133,7 @@ export class ConsoleAdminController {
   @ApiStringQuery('days', 'days back, 1 to 90 (default 14)', { example: '14' })
   @ApiAnswer({ schema: 'ConsoleView' })
   usageOverview(@CurrentPrincipal() admin: Principal, @Query('days') days?: string) {
-    return this.console.usageOverview(admin, usageDays(days));
+    return this.usageReads.usageOverview(admin, usageDays(days));
   }
 
   @Get('console/health')

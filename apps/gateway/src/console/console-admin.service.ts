@@ -5,22 +5,13 @@ import {
   CallActivity,
   CatalogService,
   CatalogStore,
-  figuresByTool,
   Metrics,
-  NEVER_CALLED,
   RegistryError,
   ReportAdminService,
   ReportExecutor,
-  ReportUsage,
 } from '@app/registry';
-import type {
-  Principal,
-  TenantCatalog,
-  ToolCallOutcome,
-  ToolFigures,
-  ToolUsage,
-} from '@app/registry';
-import { formatTool, TOOL_FORMATS, vegaLiteSpec } from '@app/templates';
+import type { Principal, TenantCatalog, ToolCallOutcome } from '@app/registry';
+import { formatTool, TOOL_FORMATS } from '@app/templates';
 import type { ToolFormat } from '@app/templates';
 import { Injectable } from '@nestjs/common';
 import { ReportCharts } from '../charts/report-charts';
@@ -45,6 +36,7 @@ const TRY_PAGE_SIZE = 20;
  * What the admin console needs beyond the public admin API: dry-run validation, a read-only
  * preview run, the catalog with contexts, "who sees what" for any user of the caller's
  * tenant, the review queue with its static findings and history, and the tenant's health.
+ * (Its usage reads are ConsoleUsageService's.)
  * Every method works inside the caller's tenant and checks the caller's role first.
  */
 @Injectable()
@@ -58,7 +50,6 @@ export class ConsoleAdminService {
     private readonly metaTool: MetaToolService,
     private readonly metrics: Metrics,
     private readonly activity: CallActivity,
-    private readonly usageTable: ReportUsage,
     private readonly charts: ReportCharts,
   ) {}
 
@@ -137,63 +128,6 @@ export class ConsoleAdminService {
     // the preview draws the page as the report's chart, as a REST call with ?chart=svg would
     if (outcome.is_error || outcome.text !== undefined) return outcome;
     return { ...outcome, chart: await this.charts.draw(judged.tool.report, outcome.result, 'svg') };
-  }
-
-  /**
-   * How one tool of the caller's tenant is used over the last `days`: calls, error and
-   * empty-result rates, latency percentiles, how callers found it, and calls per day drawn.
-   */
-  async usage(
-    admin: Principal,
-    tool: string,
-    days: number,
-  ): Promise<ToolUsage & { enabled: boolean; chart: ChartAttachment }> {
-    await this.adminCatalog(admin);
-    await this.usageTable.flush();
-    const usage = await this.usageTable.usage(admin.tenantId, tool, days);
-    const spec = vegaLiteSpec(
-      { type: 'line', x: 'day', y: ['calls', 'errors', 'empty'] },
-      [
-        { name: 'day', type: 'date' },
-        { name: 'calls', type: 'integer' },
-        { name: 'errors', type: 'integer' },
-        { name: 'empty', type: 'integer' },
-      ],
-      usage.daily,
-      `${tool}: calls per day`,
-    );
-    return {
-      ...usage,
-      enabled: this.usageTable.enabled,
-      chart: await this.charts.drawSpec('line', spec, 'svg'),
-    };
-  }
-
-  /**
-   * Every report of the caller's tenant with its figures over the last `days`: calls, errors,
-   * empty results, p50/p95; a report no one called is listed with zero calls, never left out.
-   */
-  async usageOverview(
-    admin: Principal,
-    days: number,
-  ): Promise<{
-    days: number;
-    enabled: boolean;
-    reports: Array<{ id: string; name: string; tool: string } & ToolFigures>;
-  }> {
-    const reports = await this.reports.list(admin); // checks the admin role
-    await this.usageTable.flush();
-    const figures = figuresByTool(await this.usageTable.tenantHours(admin.tenantId, days));
-    return {
-      days,
-      enabled: this.usageTable.enabled,
-      reports: reports
-        .map((r) => {
-          const tool = `query_report_${r.id}`;
-          return { id: r.id, name: r.name, tool, ...(figures.get(tool) ?? NEVER_CALLED) };
-        })
-        .sort((a, b) => b.calls - a.calls || (a.id < b.id ? -1 : 1)),
-    };
   }
 
   /** The tool list a user (or a set of roles and claims) of the caller's tenant gets. */

@@ -8,7 +8,7 @@ import type { GatewayConfig } from '../config/gateway.config';
 import { httpErrorOf, jsonRpcErrorOf } from '../errors';
 import { LimitError } from '../pipeline/limits';
 import { requestIdOf } from '../mcp/modern/mcp-era';
-import { Redactor } from '../pipeline/redact';
+import { Redactor } from '../pipeline/record/redact';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 
 function isMcpPath(url: string | undefined): boolean {

@@ -18,12 +18,12 @@
  * logged, counted, limited and subject to every policy.
  */
 export * from './business-context';
-export * from './access-line';
+export * from './record/access-line';
 export * from './limits';
-export * from './logger';
+export * from './record/logger';
 export * from './pipeline.module';
 export * from './request-context';
 export * from './request-pipeline';
 export * from './request-policy';
-export * from './tracing';
-export * from './redact';
+export * from './record/tracing';
+export * from './record/redact';

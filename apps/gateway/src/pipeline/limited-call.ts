@@ -4,7 +4,7 @@ import { META_TOOL_NAME } from '@app/meta-tool';
 import { CallAbandoned, LimitError } from './limits';
 import type { Limits } from './limits';
 import { currentRequest, requestSignal } from './request-context';
-import type { Protocol, RequestRecorder } from './request-recorder';
+import type { Protocol, RequestRecorder } from './record/request-recorder';
 
 export interface CallRequest {
   principal: Principal;

@@ -1,7 +1,7 @@
 import type { Principal } from '@app/registry';
 import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Context, Span } from '@opentelemetry/api';
-import { installContextManager } from './tracing';
+import { installContextManager } from './record/tracing';
 
 /** What the pipeline knows about one HTTP request, from `begin` to `end`. */
 export interface RequestContext {

@@ -13,11 +13,11 @@ import { currentRequest, runInRequest, withRequest } from './request-context';
 import type { RequestContext } from './request-context';
 import { Policies } from './request-policy';
 import type { RequestPolicy } from './request-policy';
-import { RequestRecorder } from './request-recorder';
-import type { Protocol } from './request-recorder';
-import { startRequestSpan } from './tracing';
+import { RequestRecorder } from './record/request-recorder';
+import type { Protocol } from './record/request-recorder';
+import { startRequestSpan } from './record/tracing';
 
-export type { Protocol } from './request-recorder';
+export type { Protocol } from './record/request-recorder';
 export const PINO_LOGGER = Symbol('PINO_LOGGER');
 const CONTEXT = Symbol('gateway.request');
 type Carrier = IncomingMessage & { [CONTEXT]?: RequestContext };
