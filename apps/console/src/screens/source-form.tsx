@@ -12,6 +12,9 @@ export interface SourceSettings {
   tables: string[];
   pool_max: number;
   statement_timeout_ms: number | null;
+  /** sessions carry the caller's identity as request.jwt.claims (Postgres sources) */
+  pass_identity: boolean;
+  engine: 'postgres' | 'mysql';
 }
 
 interface Form {
@@ -23,6 +26,7 @@ interface Form {
   tables: string;
   poolMax: string;
   timeoutMs: string;
+  passIdentity: boolean;
 }
 
 const BLANK: Form = {
@@ -34,6 +38,7 @@ const BLANK: Form = {
   tables: '',
   poolMax: '',
   timeoutMs: '',
+  passIdentity: false,
 };
 
 function formOf(s: SourceSettings): Form {
@@ -46,6 +51,7 @@ function formOf(s: SourceSettings): Form {
     tables: s.tables.join(', '),
     poolMax: String(s.pool_max),
     timeoutMs: s.statement_timeout_ms === null ? '' : String(s.statement_timeout_ms),
+    passIdentity: s.pass_identity,
   };
 }
 
@@ -81,7 +87,7 @@ export function SourceForm(props: {
   }, [props.editing]);
   const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
   const field = (key: keyof Form) => ({
-    value: form[key],
+    value: String(form[key]),
     onInput: (e: Event) => set({ [key]: (e.target as HTMLInputElement).value }),
   });
   const save = async () => {
@@ -105,6 +111,8 @@ export function SourceForm(props: {
             tables: list(form.tables, /,/),
             ...(form.poolMax ? { pool_max: Number(form.poolMax) } : {}),
             ...(form.timeoutMs ? { statement_timeout_ms: Number(form.timeoutMs) } : {}),
+            // sent always: a PUT replaces the source, and an edit must keep what it had
+            pass_identity: form.passIdentity,
           },
         },
       );
@@ -138,7 +146,8 @@ export function SourceForm(props: {
         </label>
       </div>
       <label>
-        Connection URL (postgres://user@host:port/database, without the password)
+        Connection URL (postgres://user@host:port/database or mysql://user@host:3306/database,
+        without the password)
         <input name="url" autocomplete="off" {...field('url')} />
       </label>
       <label>
@@ -163,6 +172,16 @@ export function SourceForm(props: {
           <input name="statement_timeout_ms" inputMode="numeric" {...field('timeoutMs')} />
         </label>
       </div>
+      <label class="check">
+        <input
+          type="checkbox"
+          name="pass_identity"
+          checked={form.passIdentity}
+          onChange={(e) => set({ passIdentity: (e.target as HTMLInputElement).checked })}
+        />
+        Pass the caller's identity (request.jwt.claims, for the warehouse's row-level security;
+        Postgres sources only)
+      </label>
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>
           {props.editing ? 'Save source' : 'Register source'}

@@ -143,12 +143,14 @@ export function SourcesScreen({ identity }: { identity: Identity }) {
                   )}
                 </td>
                 <td>
-                  schema <code>{s.schema}</code>: {s.tables.join(', ')}
+                  {s.engine === 'mysql' ? 'MySQL database' : 'schema'} <code>{s.schema}</code>:{' '}
+                  {s.tables.join(', ')}
                   <div class="muted">
                     pool {s.pool_max}
                     {s.statement_timeout_ms !== null
                       ? ` · timeout ${s.statement_timeout_ms} ms`
                       : ''}
+                    {s.pass_identity ? " · passes the caller's identity" : ''}
                   </div>
                 </td>
                 <td>

@@ -115,6 +115,12 @@ const OTHERS: Record<string, Schema> = {
       tables: list(str),
       pool_max: int,
       statement_timeout_ms: { type: ['integer', 'null'] },
+      pass_identity: bool,
+      engine: {
+        type: 'string',
+        enum: ['postgres', 'mysql'],
+        description: 'the protocol the URL names: postgres://, or mysql:// / mariadb://',
+      },
       updated_at: str,
       sealed_with_current_key: bool,
       health: { ...anyObject, description: 'reachable, latency, version, last error, endpoints' },

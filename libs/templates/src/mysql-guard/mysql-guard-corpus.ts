@@ -170,6 +170,11 @@ export const MUST_REJECT: Refusal[] = [
   { sql: 'DROP TABLE orders', reason: 'only SELECT|not SQL', why: 'DDL' },
   { sql: 'SET @a = 1', reason: 'variable', why: 'session state' },
   { sql: 'DO SLEEP(1)', reason: 'only SELECT|not SQL|SLEEP', why: 'DO runs an expression' },
+  {
+    sql: 'SELECT id FROM orders WHERE id = ?',
+    reason: 'placeholder written by hand',
+    why: 'a `?` would take a value no filter declared',
+  },
   { sql: 'CALL refresh_orders()', reason: 'only SELECT|not SQL', why: 'a stored procedure' },
   { sql: 'LOCK TABLES orders READ', reason: 'only SELECT|not SQL', why: 'table locks' },
   { sql: 'SELECT FROM WHERE', reason: 'not SQL', why: 'unparsable: refused, never passed on' },
