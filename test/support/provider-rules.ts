@@ -1,6 +1,6 @@
 /**
  * The providers' documented tool-schema rules, written out here independently of the
- * gateway's normaliser (libs/templates/src/provider-schema.ts), for the client tests.
+ * gateway's normaliser (libs/templates/src/tool/provider-schema.ts), for the client tests.
  */
 export type Schema = Record<string, unknown>;
 

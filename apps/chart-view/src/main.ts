@@ -10,11 +10,11 @@ import {
   CHART_FIELDS_META_KEY,
   CHART_META_KEY,
   inferChart,
-} from '../../../libs/templates/src/chart';
-import type { ChartHint } from '../../../libs/templates/src/chart';
-import { vegaLiteSpec } from '../../../libs/templates/src/chart-spec';
-import type { ChartColumn, ChartFieldInfo } from '../../../libs/templates/src/chart-spec';
-import type { FieldType } from '../../../libs/templates/src/report';
+} from '../../../libs/templates/src/chart/chart';
+import type { ChartHint } from '../../../libs/templates/src/chart/chart';
+import { vegaLiteSpec } from '../../../libs/templates/src/chart/chart-spec';
+import type { ChartColumn, ChartFieldInfo } from '../../../libs/templates/src/chart/chart-spec';
+import type { FieldType } from '../../../libs/templates/src/model/report';
 
 interface Page {
   columns: ChartColumn[];

@@ -1,4 +1,4 @@
-import { MAX_PAGE_SIZE } from './report';
+import { MAX_PAGE_SIZE } from '../model/report';
 
 /** A page of a report result as the executor returns it. */
 export interface ResultPage {

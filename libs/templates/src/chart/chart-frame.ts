@@ -1,4 +1,4 @@
-import type { NumberFormat } from './chart-hint';
+import type { NumberFormat } from '../model/chart-hint';
 
 /** A result column as a report call returns it. */
 export interface ChartColumn {

@@ -1,5 +1,5 @@
-import { TemplateError } from './errors';
-import { ReportTool } from './report-tool';
+import { TemplateError } from '../errors';
+import { ReportTool } from '../tool/report-tool';
 import { initSqlParser, parseSql, scanSql } from './sql-lexer';
 
 // loading the parser (WebAssembly) can take seconds on a loaded machine

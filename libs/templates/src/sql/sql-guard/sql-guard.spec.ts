@@ -1,4 +1,4 @@
-import corpus from '../../test/fixtures/sql-guard-corpus.json';
+import corpus from '../../../test/fixtures/sql-guard-corpus.json';
 import { initSqlParser } from '../sql-lexer';
 import { placeholderNames, SqlGuard } from '.';
 import type { SqlGuardInput, SqlGuardRule, SqlGuardVerdict } from '.';

@@ -1,6 +1,6 @@
 import { loadModule, parseSync, scanSync } from 'libpg-query';
 import type { ParseResult } from 'libpg-query';
-import { TemplateError } from './errors';
+import { TemplateError } from '../errors';
 
 /**
  * Postgres's own lexer and parser (libpg-query, compiled to WASM). Using them instead of a

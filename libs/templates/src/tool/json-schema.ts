@@ -1,5 +1,5 @@
-import type { FieldType, ReportField, ReportFilter } from './report';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './report';
+import type { FieldType, ReportField, ReportFilter } from '../model/report';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../model/report';
 
 /** The subset of JSON Schema the gateway emits: enough for OpenAI, Anthropic and MCP. */
 export type JsonType = 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';

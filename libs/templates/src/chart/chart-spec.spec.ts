@@ -3,7 +3,7 @@ import {
   drawnCategories,
   measuresPerScale,
   worstScaleRatio,
-} from '../../../test/support/chart-audit';
+} from '../../../../test/support/chart-audit';
 import type { ChartHint } from './chart';
 import { tooltipTitle } from './chart-axes';
 import { columnWidth } from './chart-table';

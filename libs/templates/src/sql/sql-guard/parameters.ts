@@ -1,4 +1,4 @@
-import { isIdentityParam } from '../identity';
+import { isIdentityParam } from '../../model/identity';
 import { findPlaceholders } from '../sql-binding';
 import type { Placeholder } from '../sql-binding';
 import type { SqlToken } from '../sql-lexer';

@@ -1,21 +1,21 @@
-import { reportToolMeta } from './chart';
+import { reportToolMeta } from '../chart/chart';
 import { ArgumentValidator } from './arguments';
 import type { ToolArguments } from './arguments';
 import { toolDescription } from './description';
-import { TemplateError } from './errors';
+import { TemplateError } from '../errors';
 import type { ToolDefinition } from './formats';
-import type { Identity } from './identity';
-import { identityValue, isIdentityParam } from './identity';
+import type { Identity } from '../model/identity';
+import { identityValue, isIdentityParam } from '../model/identity';
 import { argumentsSchema, reportResultSchema } from './json-schema';
-import type { ReportMetadata } from './report';
-import { TOOL_NAME_PREFIX } from './report';
-import { pagedQuery } from './paging';
-import type { PagedQuery, SqlDialect } from './paging';
-import { bindMysqlTemplate, mysqlValue } from './mysql-guard/mysql-binding';
+import type { ReportMetadata } from '../model/report';
+import { TOOL_NAME_PREFIX } from '../model/report';
+import { pagedQuery } from '../sql/paging';
+import type { PagedQuery, SqlDialect } from '../sql/paging';
+import { bindMysqlTemplate, mysqlValue } from '../sql/mysql-guard/mysql-binding';
 import { reportProblems } from './report-validation';
-import { flatString, SCHEMAS } from './shared-values';
-import { bindTemplate, declaredParameters } from './sql-binding';
-import type { BoundTemplate } from './sql-binding';
+import { flatString, SCHEMAS } from '../model/shared-values';
+import { bindTemplate, declaredParameters } from '../sql/sql-binding';
+import type { BoundTemplate } from '../sql/sql-binding';
 
 export function reportToolName(reportId: string): string {
   return `${TOOL_NAME_PREFIX}${reportId}`;

@@ -1,10 +1,10 @@
 import Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { isIdentityParam } from './identity';
+import { isIdentityParam } from '../model/identity';
 import type { JsonSchema } from './json-schema';
-import type { ReportFilter } from './report';
-import { DEFAULT_PAGE_SIZE } from './report';
+import type { ReportFilter } from '../model/report';
+import { DEFAULT_PAGE_SIZE } from '../model/report';
 
 const ajv = new Ajv({
   allErrors: true,

@@ -1,4 +1,4 @@
-import type { ReportFilter, ReportMetadata } from './report';
+import type { ReportFilter, ReportMetadata } from '../model/report';
 import { reportProblems } from './report-validation';
 
 const filter = (f: Partial<ReportFilter> & Pick<ReportFilter, 'name' | 'type'>): ReportFilter => ({

@@ -1,6 +1,6 @@
-import { TemplateError } from './errors';
-import { isIdentityParam } from './identity';
-import type { FilterType, ReportFilter } from './report';
+import { TemplateError } from '../errors';
+import { isIdentityParam } from '../model/identity';
+import type { FilterType, ReportFilter } from '../model/report';
 import { scanSql } from './sql-lexer';
 
 /** A `:name` placeholder found in live SQL (not in a string, comment or `::cast`). */

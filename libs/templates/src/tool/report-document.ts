@@ -1,15 +1,15 @@
 import Ajv from 'ajv';
-import { CHART_TYPES, NUMBER_FORMATS } from './chart';
-import type { ChartHint } from './chart';
-import type { TemplateProblem } from './errors';
-import type { FieldType, FilterType, ReportMetadata } from './report';
+import { CHART_TYPES, NUMBER_FORMATS } from '../chart/chart';
+import type { ChartHint } from '../chart/chart';
+import type { TemplateProblem } from '../errors';
+import type { FieldType, FilterType, ReportMetadata } from '../model/report';
 import {
   FIELD_TYPES,
   FILTER_TYPES,
   MAX_EXAMPLE_QUESTIONS,
   MAX_SEARCH_TEXT_LENGTH,
   MAX_SYNONYMS,
-} from './report';
+} from '../model/report';
 
 /** The report as the admin API reads and writes it: GET returns what PUT accepts. */
 export interface ReportDocument {

@@ -1,13 +1,13 @@
-import type { TemplateProblem } from './errors';
+import type { TemplateProblem } from '../errors';
 import {
   CHART_FIELDS_META_KEY,
   CHART_META_KEY,
   CHART_TYPES,
   CHART_VIEW_URI,
   NUMBER_FORMATS,
-} from './chart-hint';
-import type { ChartHint } from './chart-hint';
-import type { FieldType, ReportField } from './report';
+} from '../model/chart-hint';
+import type { ChartHint } from '../model/chart-hint';
+import type { FieldType, ReportField } from '../model/report';
 
 export {
   CHART_FIELDS_META_KEY,
@@ -15,8 +15,8 @@ export {
   CHART_TYPES,
   CHART_VIEW_URI,
   NUMBER_FORMATS,
-} from './chart-hint';
-export type { ChartHint, ChartType, NumberFormat } from './chart-hint';
+} from '../model/chart-hint';
+export type { ChartHint, ChartType, NumberFormat } from '../model/chart-hint';
 
 const NUMERIC: readonly FieldType[] = ['integer', 'number'];
 const TEMPORAL: readonly FieldType[] = ['date', 'timestamp'];

@@ -1,10 +1,10 @@
-import { CHART_FIELDS_META_KEY, CHART_META_KEY, CHART_VIEW_URI } from './chart-hint';
+import { CHART_FIELDS_META_KEY, CHART_META_KEY, CHART_VIEW_URI } from '../model/chart-hint';
 import type { JsonSchema } from './json-schema';
-import type { TemplateError } from './errors';
+import type { TemplateError } from '../errors';
 import { formatTool } from './formats';
-import type { ReportFilter, ReportMetadata } from './report';
+import type { ReportFilter, ReportMetadata } from '../model/report';
 import { ReportTool } from './report-tool';
-import { initSqlParser } from './sql-lexer';
+import { initSqlParser } from '../sql/sql-lexer';
 
 // loading the parser (WebAssembly) can take seconds on a loaded machine
 beforeAll(() => initSqlParser(), 30_000);

@@ -1,5 +1,5 @@
 import { chartOf, chartProblems, inferChart } from './chart';
-import type { ReportField } from './report';
+import type { ReportField } from '../model/report';
 
 const field = (name: string, type: ReportField['type']): ReportField => ({
   name,

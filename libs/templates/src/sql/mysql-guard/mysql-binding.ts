@@ -1,5 +1,5 @@
-import { TemplateError } from '../errors';
-import { isIdentityParam } from '../identity';
+import { TemplateError } from '../../errors';
+import { isIdentityParam } from '../../model/identity';
 import type { BoundTemplate } from '../sql-binding';
 import { lexMysql } from './mysql-lexer';
 

@@ -1,4 +1,4 @@
-import { TemplateError } from './errors';
+import { TemplateError } from '../errors';
 import { bindTemplate, declaredParameters, findPlaceholders } from './sql-binding';
 import { initSqlParser } from './sql-lexer';
 import { pagedQuery } from './paging';

@@ -1,6 +1,6 @@
 import { findPlaceholders } from '../sql-binding';
 import type { Placeholder } from '../sql-binding';
-import { TemplateError } from '../errors';
+import { TemplateError } from '../../errors';
 import { parseSql, scanSql } from '../sql-lexer';
 import type { SqlToken } from '../sql-lexer';
 import { isStatementNode, statementName } from './allowed-syntax';

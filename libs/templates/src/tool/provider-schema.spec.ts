@@ -2,7 +2,7 @@ import { ArgumentValidator } from './arguments';
 import { formatTool } from './formats';
 import { requestedFormat } from './formats';
 import { argumentsSchema } from './json-schema';
-import type { ReportFilter } from './report';
+import type { ReportFilter } from '../model/report';
 
 const filter = (f: Partial<ReportFilter> & Pick<ReportFilter, 'name' | 'type'>): ReportFilter => ({
   description: '',

@@ -1,5 +1,5 @@
-import type { ReportFilter, ReportMetadata } from './report';
-import { MAX_DESCRIPTION_LENGTH } from './report';
+import type { ReportFilter, ReportMetadata } from '../model/report';
+import { MAX_DESCRIPTION_LENGTH } from '../model/report';
 
 function filterSummary(filter: ReportFilter): string {
   const kind =

@@ -1,4 +1,4 @@
-import type { ChartHint } from './chart-hint';
+import type { ChartHint } from '../model/chart-hint';
 import {
   categoryAxis,
   labelsFit,

@@ -49,7 +49,7 @@ describe('the MySQL-dialect guard: what it hands the driver', () => {
 });
 
 describe('the MySQL-dialect guard: docs/sql-guard.md shows the whole corpus', () => {
-  const doc = readFileSync(path.resolve(__dirname, '../../../../docs/sql-guard.md'), 'utf8');
+  const doc = readFileSync(path.resolve(__dirname, '../../../../../docs/sql-guard.md'), 'utf8');
   it.each([...MUST_REJECT.map((r) => r.sql), ...MUST_ACCEPT])('lists %s', (sql) => {
     expect(doc).toContain(sql.replace(/\n/g, ' ').replace(/\|/g, '\\|'));
   });

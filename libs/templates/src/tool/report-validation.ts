@@ -1,9 +1,9 @@
 import { ArgumentValidator } from './arguments';
-import { chartProblems } from './chart';
-import type { TemplateProblem } from './errors';
+import { chartProblems } from '../chart/chart';
+import type { TemplateProblem } from '../errors';
 import { argumentsSchema } from './json-schema';
-import { isIdentityParam } from './identity';
-import type { ReportFilter, ReportMetadata } from './report';
+import { isIdentityParam } from '../model/identity';
+import type { ReportFilter, ReportMetadata } from '../model/report';
 import {
   FIELD_TYPES,
   FILTER_TYPES,
@@ -13,7 +13,7 @@ import {
   MAX_TOOL_NAME_LENGTH,
   REPORT_ID_PATTERN,
   TOOL_NAME_PREFIX,
-} from './report';
+} from '../model/report';
 
 const RESERVED_ARGUMENTS = new Set(['page', 'page_size']);
 const NAME_PATTERN = /^[a-z][a-z0-9_]*$/;

@@ -1,4 +1,4 @@
-import type { NumberFormat } from './chart-hint';
+import type { NumberFormat } from '../model/chart-hint';
 import { MAX_CATEGORIES, magnitude } from './chart-frame';
 import type { FrameField } from './chart-frame';
 
