@@ -1,6 +1,5 @@
 import type { TemplateProblem } from '@app/templates';
 import mysql from 'mysql2/promise';
-import type { ParsedDatasource } from '../datasource-document';
 import { uniformly } from '../uniform-wait';
 import type { SourceEndpoint } from '../source-address';
 import type { SourceConnector } from '../source-connect';
@@ -17,7 +16,7 @@ import { readMysqlLogin } from './mysql-session.repository';
 export async function mysqlLoginProblems(
   connector: SourceConnector,
   endpoint: SourceEndpoint,
-  source: ParsedDatasource,
+  source: { schema: string; tables: readonly string[]; caPem: string | undefined },
   timeoutMs: number,
   at: string,
 ): Promise<TemplateProblem[]> {

@@ -1,4 +1,4 @@
-import { factProblems } from './login-check';
+import { factProblems } from './postgres-login-check';
 import type { LoginFacts } from './source-server.repository';
 
 const READ_ONLY: LoginFacts = {
