@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import type { CatalogRepository } from './catalog.repository';
 import { catalogKey, openSnapshot, seal, tenantScope } from './l2-values';
 import type { CatalogSnapshot } from './l2-values';
 import type { SharedCache } from './shared-cache';
@@ -26,7 +25,7 @@ export class L2Catalogs {
 
   constructor(
     private readonly shared: SnapshotCache,
-    private readonly repository: Pick<CatalogRepository, 'databaseIdentity'>,
+    private readonly repository: { databaseIdentity(): Promise<string> },
     private readonly ttlSeconds: number,
   ) {}
 
