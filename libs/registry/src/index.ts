@@ -43,8 +43,8 @@ export {
   TOOL_AUTHOR_ROLE,
 } from './catalog/generated-tools';
 export type { GeneratedToolRunner } from './catalog/generated-tools';
-export { reportScope, templateProblems } from './catalog/template-check';
-export type { DatasourceScope } from './catalog/template-check';
+export { reportScope, templateProblems } from './catalog/judge/template-check';
+export type { DatasourceScope } from './catalog/judge/template-check';
 export { SharedCache } from './catalog/shared-cache';
 
 // access

@@ -14,7 +14,7 @@ import { RegistryError } from '../errors';
 import type { Principal } from '../access/principal';
 import { ReportRepository } from './report.repository';
 import type { ReportServingStatus, TenantCatalog } from '../catalog/tenant-catalog';
-import { reportScope, templateProblems } from '../catalog/template-check';
+import { reportScope, templateProblems } from '../catalog/judge/template-check';
 
 export interface ReportStatusView {
   served: boolean;

@@ -19,8 +19,8 @@ import { VerdictPersistence } from './verdict-persistence';
 import { admitReport } from './tenant-catalog';
 import type { AdmittedReport } from './report-set-patch';
 import { TemplateVerdicts } from './template-verdicts';
-import { reportScope } from './template-check';
-import type { DatasourceScope } from './template-check';
+import { reportScope } from './judge/template-check';
+import type { DatasourceScope } from './judge/template-check';
 
 /** What every report verdict of a tenant depends on besides the report: schema and tables. */
 export function dataScope(tenant: TenantRecord): string {

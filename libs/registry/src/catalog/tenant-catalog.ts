@@ -5,8 +5,8 @@ import type { GeneratedTool } from './generated-tools';
 import type { ReportSet } from './report-set';
 import type { AdmittedReport, ReportServingStatus } from './report-set-patch';
 import type { StoredReport, TenantRecord } from './catalog-records';
-import { reportScope, templateProblems } from './template-check';
-import type { DatasourceScope } from './template-check';
+import { reportScope, templateProblems } from './judge/template-check';
+import type { DatasourceScope } from './judge/template-check';
 
 export type { AdmittedReport, ReportServingStatus } from './report-set-patch';
 
