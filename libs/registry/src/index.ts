@@ -29,11 +29,11 @@ export type {
   GeneratedToolRecord,
   StoredReport,
   TenantRecord,
-} from './catalog/catalog-records';
-export { admitReport, TenantCatalog } from './catalog/tenant-catalog';
-export type { AdmittedReport, ReportServingStatus } from './catalog/tenant-catalog';
-export { ReportSet } from './catalog/report-set';
-export type { AdmitReport, ServedReport } from './catalog/report-set';
+} from './catalog/model/catalog-records';
+export { admitReport, TenantCatalog } from './catalog/model/tenant-catalog';
+export type { AdmittedReport, ReportServingStatus } from './catalog/model/tenant-catalog';
+export { ReportSet } from './catalog/model/report-set';
+export type { AdmitReport, ServedReport } from './catalog/model/report-set';
 export {
   GENERATED_CATEGORY,
   GENERATED_TOOL_RUNNER,
@@ -41,8 +41,8 @@ export {
   generatedToolProblem,
   NEVER_SMOKE_TESTED,
   TOOL_AUTHOR_ROLE,
-} from './catalog/generated-tools';
-export type { GeneratedToolRunner } from './catalog/generated-tools';
+} from './catalog/model/generated-tools';
+export type { GeneratedToolRunner } from './catalog/model/generated-tools';
 export { reportScope, templateProblems } from './catalog/judge/template-check';
 export type { DatasourceScope } from './catalog/judge/template-check';
 export { SharedCache } from './catalog/shared-cache';

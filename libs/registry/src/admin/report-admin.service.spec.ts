@@ -3,7 +3,7 @@ import type { ReportMetadata } from '@app/templates';
 import type { Principal } from '../access/principal';
 import type { CatalogStore } from '../catalog/catalog-store';
 import type { CatalogRepository } from '../catalog/catalog.repository';
-import type { StoredReport } from '../catalog/catalog-records';
+import type { StoredReport } from '../catalog/model/catalog-records';
 import { accessRecords, tenantCatalog } from '../catalog/fixtures.spec-helper';
 import { ReportAdminService } from './report-admin.service';
 import type { ReportRepository } from './report.repository';

@@ -13,7 +13,7 @@ import { CatalogStore } from '../catalog/catalog-store';
 import { RegistryError } from '../errors';
 import type { Principal } from '../access/principal';
 import { ReportRepository } from './report.repository';
-import type { ReportServingStatus, TenantCatalog } from '../catalog/tenant-catalog';
+import type { ReportServingStatus, TenantCatalog } from '../catalog/model/tenant-catalog';
 import { reportScope, templateProblems } from '../catalog/judge/template-check';
 
 export interface ReportStatusView {

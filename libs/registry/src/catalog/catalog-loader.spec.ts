@@ -8,7 +8,7 @@ import { storedReport } from './fixtures.spec-helper';
 import { ReportAdmission } from './report-admission';
 import { SharedCache } from './shared-cache';
 import { generatedRecord } from './snapshot.spec-helper';
-import type { TenantCatalog } from './tenant-catalog';
+import type { TenantCatalog } from './model/tenant-catalog';
 
 const SETTINGS = {
   statementTimeoutMs: 1000,

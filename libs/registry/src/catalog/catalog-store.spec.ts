@@ -1,6 +1,6 @@
 import { RegistryError } from '../errors';
 import type { Metrics } from '../metrics';
-import type { TenantCatalog } from './tenant-catalog';
+import type { TenantCatalog } from './model/tenant-catalog';
 import type { CatalogStamp } from './catalog-loader';
 import { CatalogStore } from './catalog-store';
 import type { CatalogSource } from './catalog-store';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Metrics } from '../metrics';
-import type { TenantCatalog } from './tenant-catalog';
+import type { TenantCatalog } from './model/tenant-catalog';
 import { CatalogChangeFeed } from './change-feed';
 import type { CatalogChangeListener } from './change-feed';
 import { CatalogLoader, tenantMissing } from './catalog-loader';

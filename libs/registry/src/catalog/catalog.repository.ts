@@ -11,12 +11,12 @@ import type {
   ReportSelection,
   StoredReport,
   TenantRecord,
-} from './catalog-records';
-import { toStoredReport } from './catalog-records';
+} from './model/catalog-records';
+import { toStoredReport } from './model/catalog-records';
 import { readAccess, readGenerated } from './catalog-side.repository';
-import { isEmptyPart } from './report-coverage';
-import type { ReachPart } from './report-coverage';
-import type { ChildRow } from './catalog-records';
+import { isEmptyPart } from './model/report-coverage';
+import type { ReachPart } from './model/report-coverage';
+import type { ChildRow } from './model/catalog-records';
 
 /** A report's filters (of `gateway.reports r`) as a JSON array, in order. */
 const filtersJson = () =>

@@ -7,7 +7,7 @@ import type {
   ReportSelection,
   StoredReport,
   TenantRecord,
-} from './catalog-records';
+} from './model/catalog-records';
 import { accessRecords, TENANT } from './fixtures.spec-helper';
 
 interface FakeTenant {

@@ -10,7 +10,7 @@ import type { CatalogReads } from './catalog-loader';
 import type { PagedReads, SnapshotReads } from './catalog-paging';
 import { CatalogStore } from './catalog-store';
 import { CatalogRepository } from './catalog.repository';
-import type { ReportSelection, StoredReport } from './catalog-records';
+import type { ReportSelection, StoredReport } from './model/catalog-records';
 import { CatalogChangeFeed } from './change-feed';
 import { ReportAdmission } from './report-admission';
 import { SharedCache } from './shared-cache';

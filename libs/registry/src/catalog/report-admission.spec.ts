@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { initSqlParser } from '@app/templates';
-import type { GeneratedToolRecord, StoredReport, TenantRecord } from './catalog-records';
+import type { GeneratedToolRecord, StoredReport, TenantRecord } from './model/catalog-records';
 import type { Metrics } from '../metrics';
 import { storedReport } from './fixtures.spec-helper';
 import { dataScope, ReportAdmission } from './report-admission';

@@ -9,15 +9,15 @@ import type {
   ReportChanges,
   StoredReport,
   TenantRecord,
-} from './catalog-records';
-import type { GeneratedTool } from './generated-tools';
+} from './model/catalog-records';
+import type { GeneratedTool } from './model/generated-tools';
 import { GeneratedAdmission } from './generated-admission';
 import { Metrics } from '../metrics';
-import type { AdmitReport, ReportSet } from './report-set';
+import type { AdmitReport, ReportSet } from './model/report-set';
 import { BackgroundJudging } from './background-judging';
 import { VerdictPersistence } from './verdict-persistence';
-import { admitReport } from './tenant-catalog';
-import type { AdmittedReport } from './report-set-patch';
+import { admitReport } from './model/tenant-catalog';
+import type { AdmittedReport } from './model/report-set-patch';
 import { TemplateVerdicts } from './template-verdicts';
 import { reportScope } from './judge/template-check';
 import type { DatasourceScope } from './judge/template-check';

@@ -9,7 +9,7 @@ import { CatalogRepository } from './catalog.repository';
 import type { CatalogService } from '../listing/catalog.service';
 import type { Principal } from '../access/principal';
 import { standaloneCatalog } from '../testing';
-import type { TenantCatalog } from './tenant-catalog';
+import type { TenantCatalog } from './model/tenant-catalog';
 
 const admin: Principal = { tenantId: 'acme', userId: 'root', roles: ['admin'], claims: {} };
 

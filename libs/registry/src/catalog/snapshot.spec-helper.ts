@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { GeneratedToolRecord } from './catalog-records';
+import type { GeneratedToolRecord } from './model/catalog-records';
 import { accessRecords, storedReport, TENANT } from './fixtures.spec-helper';
 import type { CatalogSnapshot } from './l2-values';
 

@@ -2,7 +2,7 @@ import { flatString } from '@app/templates';
 import type { TemplateProblem } from '@app/templates';
 import { LRUCache } from 'lru-cache';
 import { templateHash } from './admission-verdicts';
-import type { StoredReport, TenantRecord } from './catalog-records';
+import type { StoredReport, TenantRecord } from './model/catalog-records';
 import type { Metrics } from '../metrics';
 import { reportScope, templateProblems } from './judge/template-check';
 import type { DatasourceScope } from './judge/template-check';

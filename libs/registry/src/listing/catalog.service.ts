@@ -14,7 +14,7 @@ import { bodyKey, ListBodies } from './list-bodies';
 import type { ListVariant } from './list-bodies';
 import { toolsetKey } from './toolset';
 import { ToolVisibility } from './tool-visibility';
-import type { TenantCatalog } from '../catalog/tenant-catalog';
+import type { TenantCatalog } from '../catalog/model/tenant-catalog';
 import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
 

@@ -1,6 +1,6 @@
 import { declaredParameters, SqlGuard } from '@app/templates';
 import type { ReportMetadata, TemplateProblem } from '@app/templates';
-import type { TenantRecord } from '../catalog-records';
+import type { TenantRecord } from '../model/catalog-records';
 
 const guard = new SqlGuard();
 

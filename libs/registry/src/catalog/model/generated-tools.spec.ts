@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { generatedToolProblem, GeneratedTool, NEVER_SMOKE_TESTED } from './generated-tools';
-import { generatedRecord } from './snapshot.spec-helper';
+import { generatedRecord } from '../snapshot.spec-helper';
 
 describe('generatedToolProblem', () => {
   it('finds nothing wrong with an active tool whose source matches its sha256 and schema compiles', () => {

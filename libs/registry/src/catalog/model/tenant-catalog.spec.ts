@@ -1,10 +1,10 @@
 import { initSqlParser, ReportTool, reportToolName, TemplateError } from '@app/templates';
 import type { ReportMetadata, TemplateProblem } from '@app/templates';
-import { AccessPolicy } from '../access/access-policy';
-import { accessRecords, admitAll, storedReport, TENANT } from './fixtures.spec-helper';
+import { AccessPolicy } from '../../access/access-policy';
+import { accessRecords, admitAll, storedReport, TENANT } from '../fixtures.spec-helper';
 import { GeneratedTool } from './generated-tools';
 import { ReportSet } from './report-set';
-import { generatedRecord } from './snapshot.spec-helper';
+import { generatedRecord } from '../snapshot.spec-helper';
 import { admitReport, TenantCatalog } from './tenant-catalog';
 import type { TemplateJudge } from './tenant-catalog';
 

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { ArgumentValidator } from '@app/templates';
 import type { JsonSchema, ToolDefinition } from '@app/templates';
 import type { GeneratedToolRecord } from './catalog-records';
-import type { Principal } from '../access/principal';
-import type { ToolCallOutcome } from '../execution/tool-outcome';
+import type { Principal } from '../../access/principal';
+import type { ToolCallOutcome } from '../../execution/tool-outcome';
 
 export const GENERATED_TOOL_RUNNER = Symbol('GENERATED_TOOL_RUNNER');
 export const GENERATED_CATEGORY = 'generated';

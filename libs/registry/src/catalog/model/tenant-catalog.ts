@@ -1,12 +1,12 @@
 import { ReportTool, TemplateError } from '@app/templates';
 import type { ReportMetadata, TemplateProblem } from '@app/templates';
-import type { AccessPolicy } from '../access/access-policy';
+import type { AccessPolicy } from '../../access/access-policy';
 import type { GeneratedTool } from './generated-tools';
 import type { ReportSet } from './report-set';
 import type { AdmittedReport, ReportServingStatus } from './report-set-patch';
 import type { StoredReport, TenantRecord } from './catalog-records';
-import { reportScope, templateProblems } from './judge/template-check';
-import type { DatasourceScope } from './judge/template-check';
+import { reportScope, templateProblems } from '../judge/template-check';
+import type { DatasourceScope } from '../judge/template-check';
 
 export type { AdmittedReport, ReportServingStatus } from './report-set-patch';
 

@@ -1,5 +1,5 @@
 import { initSqlParser, ReportTool } from '@app/templates';
-import { storedReport as stored } from './fixtures.spec-helper';
+import { storedReport as stored } from '../fixtures.spec-helper';
 import { ReportSet } from './report-set';
 import type { AdmitReport } from './report-set';
 

@@ -1,5 +1,5 @@
 import type { StoredReport } from './catalog-records';
-import type { ServedTool } from '../listing/served-tool';
+import type { ServedTool } from '../../listing/served-tool';
 import type { ReportTool, TemplateProblem } from '@app/templates';
 
 export type ServedReport = Extract<ServedTool, { kind: 'report' }>;

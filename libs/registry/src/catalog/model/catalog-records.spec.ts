@@ -1,8 +1,8 @@
 import type { ReportRow } from '@app/db';
 import { toStoredReport } from './catalog-records';
 import type { ChildRow } from './catalog-records';
-import { validSnapshot } from './snapshot-schema';
-import { snapshotOf } from './snapshot.spec-helper';
+import { validSnapshot } from '../snapshot-schema';
+import { snapshotOf } from '../snapshot.spec-helper';
 
 function row(partial: Partial<ReportRow> = {}): ReportRow {
   return {

@@ -1,4 +1,4 @@
-import { storedReport } from './fixtures.spec-helper';
+import { storedReport } from '../fixtures.spec-helper';
 import { patchedParts } from './report-set-patch';
 import type { Parts } from './report-set-patch';
 
