@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
 import { AccessExplainer } from './access/access-explainer.service';
-import { AdmissionVerdictRepository } from './catalog/admission-verdict.repository';
-import { VERDICT_STORE } from './catalog/admission-verdicts';
+import { AdmissionVerdictRepository } from './catalog/judge/admission-verdict.repository';
+import { VERDICT_STORE } from './catalog/judge/admission-verdicts';
 import { BuiltinTools } from './listing/builtin-tools';
 import { CallActivity } from './execution/call-activity';
 import { CallLedger } from './execution/call-ledger';
 import { CatalogLoader } from './catalog/catalog-loader';
 import { CatalogStore } from './catalog/catalog-store';
 import { CatalogChangeFeed } from './catalog/change-feed';
-import { ReportAdmission } from './catalog/report-admission';
+import { ReportAdmission } from './catalog/judge/report-admission';
 import { CatalogRepository } from './catalog/catalog.repository';
 import { CatalogService } from './listing/catalog.service';
 import { DatasourceAdminService } from './datasources/datasource-admin.service';

@@ -5,7 +5,7 @@ import type { CatalogReads } from './catalog-loader';
 import { FakeCatalogReads, FakePagedReads } from './fake-catalog-reads.spec-helper';
 import { FakeRedis } from './fake-redis.spec-helper';
 import { storedReport } from './fixtures.spec-helper';
-import { ReportAdmission } from './report-admission';
+import { ReportAdmission } from './judge/report-admission';
 import { SharedCache } from './shared-cache';
 import { generatedRecord } from './snapshot.spec-helper';
 import type { TenantCatalog } from './model/tenant-catalog';

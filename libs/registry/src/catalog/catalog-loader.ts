@@ -13,7 +13,7 @@ import { SharedCache } from './shared-cache';
 import { TenantCatalog } from './model/tenant-catalog';
 import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
-import { dataScope, ReportAdmission } from './report-admission';
+import { dataScope, ReportAdmission } from './judge/report-admission';
 
 export { L2_MAX_REPORTS } from './l2-catalogs';
 export type { CatalogStamp, SnapshotCache } from './l2-catalogs';

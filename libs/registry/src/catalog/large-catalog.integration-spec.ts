@@ -10,13 +10,13 @@ import { BuiltinTools } from '../listing/builtin-tools';
 import { CatalogService } from '../listing/catalog.service';
 import { Metrics } from '../metrics';
 import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';
-import { AdmissionVerdictRepository } from './admission-verdict.repository';
-import type { VerdictStore } from './admission-verdicts';
+import { AdmissionVerdictRepository } from './judge/admission-verdict.repository';
+import type { VerdictStore } from './judge/admission-verdicts';
 import { CatalogLoader } from './catalog-loader';
 import { CatalogStore } from './catalog-store';
 import { CatalogRepository } from './catalog.repository';
 import { CatalogChangeFeed } from './change-feed';
-import { ReportAdmission } from './report-admission';
+import { ReportAdmission } from './judge/report-admission';
 import { SharedCache } from './shared-cache';
 
 const SIZE = 2_000;

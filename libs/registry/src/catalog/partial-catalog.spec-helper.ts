@@ -4,7 +4,7 @@ import { BuiltinTools } from '../listing/builtin-tools';
 import { CatalogService } from '../listing/catalog.service';
 import { Metrics } from '../metrics';
 import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';
-import { AdmissionVerdictRepository } from './admission-verdict.repository';
+import { AdmissionVerdictRepository } from './judge/admission-verdict.repository';
 import { CatalogLoader } from './catalog-loader';
 import type { CatalogReads } from './catalog-loader';
 import type { PagedReads, SnapshotReads } from './catalog-paging';
@@ -12,7 +12,7 @@ import { CatalogStore } from './catalog-store';
 import { CatalogRepository } from './catalog.repository';
 import type { ReportSelection, StoredReport } from './model/catalog-records';
 import { CatalogChangeFeed } from './change-feed';
-import { ReportAdmission } from './report-admission';
+import { ReportAdmission } from './judge/report-admission';
 import { SharedCache } from './shared-cache';
 
 /** How a read of reports selected them: by reach, a page, changes, or the whole tenant. */

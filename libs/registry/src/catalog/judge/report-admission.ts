@@ -9,18 +9,18 @@ import type {
   ReportChanges,
   StoredReport,
   TenantRecord,
-} from './model/catalog-records';
-import type { GeneratedTool } from './model/generated-tools';
+} from '../model/catalog-records';
+import type { GeneratedTool } from '../model/generated-tools';
 import { GeneratedAdmission } from './generated-admission';
-import { Metrics } from '../metrics';
-import type { AdmitReport, ReportSet } from './model/report-set';
+import { Metrics } from '../../metrics';
+import type { AdmitReport, ReportSet } from '../model/report-set';
 import { BackgroundJudging } from './background-judging';
 import { VerdictPersistence } from './verdict-persistence';
-import { admitReport } from './model/tenant-catalog';
-import type { AdmittedReport } from './model/report-set-patch';
+import { admitReport } from '../model/tenant-catalog';
+import type { AdmittedReport } from '../model/report-set-patch';
 import { TemplateVerdicts } from './template-verdicts';
-import { reportScope } from './judge/template-check';
-import type { DatasourceScope } from './judge/template-check';
+import { reportScope } from './template-check';
+import type { DatasourceScope } from './template-check';
 
 /** What every report verdict of a tenant depends on besides the report: schema and tables. */
 export function dataScope(tenant: TenantRecord): string {

@@ -2,10 +2,10 @@ import { flatString } from '@app/templates';
 import type { TemplateProblem } from '@app/templates';
 import { LRUCache } from 'lru-cache';
 import { templateHash } from './admission-verdicts';
-import type { StoredReport, TenantRecord } from './model/catalog-records';
-import type { Metrics } from '../metrics';
-import { reportScope, templateProblems } from './judge/template-check';
-import type { DatasourceScope } from './judge/template-check';
+import type { StoredReport, TenantRecord } from '../model/catalog-records';
+import type { Metrics } from '../../metrics';
+import { reportScope, templateProblems } from './template-check';
+import type { DatasourceScope } from './template-check';
 import type { VerdictPersistence } from './verdict-persistence';
 
 /** The verdict of every template without a problem (most of them): one shared empty list. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { declaredParameters } from '@app/templates';
 import type { ReportMetadata, TemplateProblem } from '@app/templates';
-import type { DatasourceScope } from './judge/template-check';
+import type { DatasourceScope } from './template-check';
 
 /**
  * The guard's revision: part of every persisted verdict's hash. Bump it with any change to

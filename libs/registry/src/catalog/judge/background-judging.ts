@@ -1,7 +1,7 @@
-import type { Metrics } from '../metrics';
-import type { StoredReport, TenantRecord } from './model/catalog-records';
-import { inSlices } from './model/slices';
-import type { ReportSet } from './model/report-set';
+import type { Metrics } from '../../metrics';
+import type { StoredReport, TenantRecord } from '../model/catalog-records';
+import { inSlices } from '../model/slices';
+import type { ReportSet } from '../model/report-set';
 
 /** What background judging asks of the admission: read persisted verdicts, judge one template. */
 export interface TemplateJudge {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { GeneratedAdmission } from './generated-admission';
-import { generatedRecord } from './snapshot.spec-helper';
+import { generatedRecord } from '../snapshot.spec-helper';
 
 describe('GeneratedAdmission', () => {
   let warned: jest.SpyInstance;

@@ -1,8 +1,8 @@
-import type { Metrics } from '../metrics';
+import type { Metrics } from '../../metrics';
 import { BackgroundJudging } from './background-judging';
-import type { StoredReport } from './model/catalog-records';
-import { storedReport, TENANT } from './fixtures.spec-helper';
-import type { ReportSet } from './model/report-set';
+import type { StoredReport } from '../model/catalog-records';
+import { storedReport, TENANT } from '../fixtures.spec-helper';
+import type { ReportSet } from '../model/report-set';
 
 const tenant = TENANT;
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { initSqlParser } from '@app/templates';
-import type { GeneratedToolRecord, StoredReport, TenantRecord } from './model/catalog-records';
-import type { Metrics } from '../metrics';
-import { storedReport } from './fixtures.spec-helper';
+import type { GeneratedToolRecord, StoredReport, TenantRecord } from '../model/catalog-records';
+import type { Metrics } from '../../metrics';
+import { storedReport } from '../fixtures.spec-helper';
 import { dataScope, ReportAdmission } from './report-admission';
 import { TemplateVerdicts } from './template-verdicts';
 import { VerdictPersistence } from './verdict-persistence';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DatabaseHandle } from '@app/db';
 import type { TemplateProblem } from '@app/templates';
 import { sql } from 'kysely';
-import { DATABASE } from '../tokens';
+import { DATABASE } from '../../tokens';
 import type { VerdictStore } from './admission-verdicts';
 
 /** gateway.admission_verdicts: the SQL guard's verdicts by tenant and template hash. */

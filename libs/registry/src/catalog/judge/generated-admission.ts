@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import type { GeneratedToolRecord } from './model/catalog-records';
-import { GeneratedTool, generatedToolProblem } from './model/generated-tools';
+import type { GeneratedToolRecord } from '../model/catalog-records';
+import { GeneratedTool, generatedToolProblem } from '../model/generated-tools';
 
 /**
  * Judges generated tools (meta_tool) once per source and record, remembering the verdicts
