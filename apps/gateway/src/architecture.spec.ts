@@ -190,7 +190,6 @@ const PENDING: ReadonlyMap<string, number> = new Map([
   ['apps/gateway/src/mcp', 18],
   ['libs/meta-tool/src', 35],
   ['libs/templates/src', 24],
-  ['libs/registry/src/catalog', 30],
   ['libs/registry/src/datasources', 16],
   ['libs/selection/src', 23],
   ['db', 18],

@@ -45,7 +45,7 @@ export {
 export type { GeneratedToolRunner } from './catalog/model/generated-tools';
 export { reportScope, templateProblems } from './catalog/judge/template-check';
 export type { DatasourceScope } from './catalog/judge/template-check';
-export { SharedCache } from './catalog/shared-cache';
+export { SharedCache } from './catalog/cache/shared-cache';
 
 // access
 export { AccessPolicy } from './access/access-policy';

@@ -21,7 +21,7 @@ import { ReportExecutor } from './execution/report-executor';
 import { ReportUsage } from './execution/report-usage';
 import { ReportUsageRepository } from './execution/report-usage.repository';
 import { ReportRepository } from './admin/report.repository';
-import { SharedCache } from './catalog/shared-cache';
+import { SharedCache } from './catalog/cache/shared-cache';
 import { ToolCallService } from './execution/tool-calls.service';
 import { ConfigurableRegistryModule } from './registry.module-definition';
 import { REGISTRY_OPTIONS } from './tokens';

@@ -8,7 +8,7 @@ import { AdmissionVerdictRepository } from './catalog/judge/admission-verdict.re
 import { CatalogRepository } from './catalog/catalog.repository';
 import { CatalogService } from './listing/catalog.service';
 import { Metrics } from './metrics';
-import { SharedCache } from './catalog/shared-cache';
+import { SharedCache } from './catalog/cache/shared-cache';
 import { DEFAULT_REGISTRY_OPTIONS } from './tokens';
 import type { RegistryOptions } from './tokens';
 

@@ -6,7 +6,7 @@ import { FakeCatalogReads, FakePagedReads } from './fake-catalog-reads.spec-help
 import { FakeRedis } from './fake-redis.spec-helper';
 import { storedReport } from './fixtures.spec-helper';
 import { ReportAdmission } from './judge/report-admission';
-import { SharedCache } from './shared-cache';
+import { SharedCache } from './cache/shared-cache';
 import { generatedRecord } from './snapshot.spec-helper';
 import type { TenantCatalog } from './model/tenant-catalog';
 

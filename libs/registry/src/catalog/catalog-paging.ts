@@ -7,7 +7,7 @@ import type { Reach } from './model/report-coverage';
 import { appendToParts, emptyParts } from './model/report-set-patch';
 import type { Parts } from './model/report-set-patch';
 import type { ReportSet } from './model/report-set';
-import { StringPool } from './string-pool';
+import { StringPool } from './cache/string-pool';
 
 /** How a big tenant's catalog is read (CATALOG_PAGING; tests make it small). */
 export interface CatalogPagingOptions {

@@ -17,7 +17,7 @@ import { CatalogStore } from './catalog-store';
 import { CatalogRepository } from './catalog.repository';
 import { CatalogChangeFeed } from './change-feed';
 import { ReportAdmission } from './judge/report-admission';
-import { SharedCache } from './shared-cache';
+import { SharedCache } from './cache/shared-cache';
 
 const SIZE = 2_000;
 // judging 2,000 templates takes a few seconds alone, much longer on a loaded CI machine

@@ -13,7 +13,7 @@ import { CatalogRepository } from './catalog.repository';
 import type { ReportSelection, StoredReport } from './model/catalog-records';
 import { CatalogChangeFeed } from './change-feed';
 import { ReportAdmission } from './judge/report-admission';
-import { SharedCache } from './shared-cache';
+import { SharedCache } from './cache/shared-cache';
 
 /** How a read of reports selected them: by reach, a page, changes, or the whole tenant. */
 function kindOf(selection: ReportSelection): string {

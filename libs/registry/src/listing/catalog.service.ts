@@ -9,7 +9,7 @@ import type { ListShaper } from './list-shaper';
 import { Metrics } from '../metrics';
 import type { Principal } from '../access/principal';
 import type { ServedTool } from './served-tool';
-import { SharedCache } from '../catalog/shared-cache';
+import { SharedCache } from '../catalog/cache/shared-cache';
 import { bodyKey, ListBodies } from './list-bodies';
 import type { ListVariant } from './list-bodies';
 import { toolsetKey } from './toolset';

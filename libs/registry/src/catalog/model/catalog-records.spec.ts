@@ -1,7 +1,7 @@
 import type { ReportRow } from '@app/db';
 import { toStoredReport } from './catalog-records';
 import type { ChildRow } from './catalog-records';
-import { validSnapshot } from '../snapshot-schema';
+import { validSnapshot } from '../cache/snapshot-schema';
 import { snapshotOf } from '../snapshot.spec-helper';
 
 function row(partial: Partial<ReportRow> = {}): ReportRow {

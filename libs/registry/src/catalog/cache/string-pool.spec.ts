@@ -1,4 +1,4 @@
-import { storedReport } from './fixtures.spec-helper';
+import { storedReport } from '../fixtures.spec-helper';
 import { StringPool } from './string-pool';
 
 /** A copy of a report whose strings are distinct objects, as Postgres sends each row. */

@@ -1,4 +1,4 @@
-import type { StoredReport } from './model/catalog-records';
+import type { StoredReport } from '../model/catalog-records';
 
 /**
  * One copy of the values a big tenant's reports repeat: the tenant id, categories, status,

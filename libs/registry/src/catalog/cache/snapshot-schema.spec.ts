@@ -1,5 +1,5 @@
 import { validSnapshot } from './snapshot-schema';
-import { snapshotOf } from './snapshot.spec-helper';
+import { snapshotOf } from '../snapshot.spec-helper';
 
 /** A JSON tree a test edits freely (breaking it on purpose). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { Metrics } from '../metrics';
-import { FakeRedis } from './fake-redis.spec-helper';
+import { Metrics } from '../../metrics';
+import { FakeRedis } from '../fake-redis.spec-helper';
 import { SharedCache } from './shared-cache';
 
 function setup(withRedis = true) {

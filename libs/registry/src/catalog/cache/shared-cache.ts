@@ -2,9 +2,9 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { Metrics } from '../metrics';
-import { REDIS } from '../tokens';
-import { withSpan } from '../tracing';
+import { Metrics } from '../../metrics';
+import { REDIS } from '../../tokens';
+import { withSpan } from '../../tracing';
 
 /**
  * L2: Redis shared by every instance. Optional and never in the way: without REDIS_URL it

@@ -5,7 +5,7 @@ import type {
   GeneratedToolRecord,
   StoredReport,
   TenantRecord,
-} from './model/catalog-records';
+} from '../model/catalog-records';
 
 /** What L2 holds per tenant and version: everything a catalog is built from. */
 export interface CatalogSnapshot {

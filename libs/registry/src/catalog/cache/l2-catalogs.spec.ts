@@ -1,11 +1,11 @@
-import { Metrics } from '../metrics';
-import { FakeRedis } from './fake-redis.spec-helper';
-import { TENANT } from './fixtures.spec-helper';
+import { Metrics } from '../../metrics';
+import { FakeRedis } from '../fake-redis.spec-helper';
+import { TENANT } from '../fixtures.spec-helper';
 import { L2_MAX_REPORTS, L2Catalogs } from './l2-catalogs';
 import { catalogKey, seal, tenantScope } from './l2-values';
 import { SharedCache } from './shared-cache';
-import { snapshotOf } from './snapshot.spec-helper';
-import { storedReport } from './fixtures.spec-helper';
+import { snapshotOf } from '../snapshot.spec-helper';
+import { storedReport } from '../fixtures.spec-helper';
 
 const stamp = { version: TENANT.catalogVersion, createdAt: TENANT.createdAt };
 

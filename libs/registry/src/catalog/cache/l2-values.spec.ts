@@ -1,4 +1,4 @@
-import { TENANT } from './fixtures.spec-helper';
+import { TENANT } from '../fixtures.spec-helper';
 import {
   catalogKey,
   listKey,
@@ -8,7 +8,7 @@ import {
   tenantScope,
   unseal,
 } from './l2-values';
-import { snapshotOf } from './snapshot.spec-helper';
+import { snapshotOf } from '../snapshot.spec-helper';
 
 const expected = {
   tenantId: TENANT.id,
