@@ -21,9 +21,9 @@ export { activeCallSignal, activeTraceId, tracer, withCallSignal, withSpan } fro
 
 // catalog
 export { CatalogStore } from './catalog/catalog-store';
-export { CATALOG_CHANNEL, CatalogChangeFeed } from './catalog/change-feed';
-export type { CatalogChangeListener } from './catalog/change-feed';
-export { CatalogRepository } from './catalog/catalog.repository';
+export { CATALOG_CHANNEL, CatalogChangeFeed } from './catalog/load/change-feed';
+export type { CatalogChangeListener } from './catalog/load/change-feed';
+export { CatalogRepository } from './catalog/load/catalog.repository';
 export type {
   AccessRecords,
   GeneratedToolRecord,

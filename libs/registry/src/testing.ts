@@ -1,11 +1,11 @@
 import type { DatabaseHandle } from '@app/db';
 import { BuiltinTools } from './listing/builtin-tools';
-import { CatalogLoader } from './catalog/catalog-loader';
+import { CatalogLoader } from './catalog/load/catalog-loader';
 import { CatalogStore } from './catalog/catalog-store';
-import { CatalogChangeFeed } from './catalog/change-feed';
+import { CatalogChangeFeed } from './catalog/load/change-feed';
 import { ReportAdmission } from './catalog/judge/report-admission';
 import { AdmissionVerdictRepository } from './catalog/judge/admission-verdict.repository';
-import { CatalogRepository } from './catalog/catalog.repository';
+import { CatalogRepository } from './catalog/load/catalog.repository';
 import { CatalogService } from './listing/catalog.service';
 import { Metrics } from './metrics';
 import { SharedCache } from './catalog/cache/shared-cache';

@@ -2,7 +2,7 @@ import { initSqlParser } from '@app/templates';
 import type { ReportMetadata } from '@app/templates';
 import type { Principal } from '../access/principal';
 import type { CatalogStore } from '../catalog/catalog-store';
-import type { CatalogRepository } from '../catalog/catalog.repository';
+import type { CatalogRepository } from '../catalog/load/catalog.repository';
 import type { StoredReport } from '../catalog/model/catalog-records';
 import { accessRecords, tenantCatalog } from '../catalog/fixtures.spec-helper';
 import { ReportAdminService } from './report-admin.service';

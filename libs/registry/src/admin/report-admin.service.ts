@@ -8,7 +8,7 @@ import {
 } from '@app/templates';
 import type { ReportDocument, ReportMetadata, TemplateProblem } from '@app/templates';
 import { Injectable } from '@nestjs/common';
-import { CatalogRepository } from '../catalog/catalog.repository';
+import { CatalogRepository } from '../catalog/load/catalog.repository';
 import { CatalogStore } from '../catalog/catalog-store';
 import { RegistryError } from '../errors';
 import type { Principal } from '../access/principal';

@@ -1,5 +1,5 @@
-import type { CatalogReads } from './catalog-loader';
-import type { PagedReads, SnapshotReads } from './catalog-paging';
+import type { CatalogReads } from './load/catalog-loader';
+import type { PagedReads, SnapshotReads } from './load/catalog-paging';
 import type {
   AccessRecords,
   GeneratedToolRecord,

@@ -12,10 +12,10 @@ import { Metrics } from '../metrics';
 import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';
 import { AdmissionVerdictRepository } from './judge/admission-verdict.repository';
 import type { VerdictStore } from './judge/admission-verdicts';
-import { CatalogLoader } from './catalog-loader';
+import { CatalogLoader } from './load/catalog-loader';
 import { CatalogStore } from './catalog-store';
-import { CatalogRepository } from './catalog.repository';
-import { CatalogChangeFeed } from './change-feed';
+import { CatalogRepository } from './load/catalog.repository';
+import { CatalogChangeFeed } from './load/change-feed';
 import { ReportAdmission } from './judge/report-admission';
 import { SharedCache } from './cache/shared-cache';
 

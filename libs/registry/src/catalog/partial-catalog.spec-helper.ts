@@ -5,13 +5,13 @@ import { CatalogService } from '../listing/catalog.service';
 import { Metrics } from '../metrics';
 import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';
 import { AdmissionVerdictRepository } from './judge/admission-verdict.repository';
-import { CatalogLoader } from './catalog-loader';
-import type { CatalogReads } from './catalog-loader';
-import type { PagedReads, SnapshotReads } from './catalog-paging';
+import { CatalogLoader } from './load/catalog-loader';
+import type { CatalogReads } from './load/catalog-loader';
+import type { PagedReads, SnapshotReads } from './load/catalog-paging';
 import { CatalogStore } from './catalog-store';
-import { CatalogRepository } from './catalog.repository';
+import { CatalogRepository } from './load/catalog.repository';
 import type { ReportSelection, StoredReport } from './model/catalog-records';
-import { CatalogChangeFeed } from './change-feed';
+import { CatalogChangeFeed } from './load/change-feed';
 import { ReportAdmission } from './judge/report-admission';
 import { SharedCache } from './cache/shared-cache';
 

@@ -1,10 +1,10 @@
 import type { DatabaseHandle, Unlisten } from '@app/db';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { CatalogFreshness } from './catalog-freshness';
-import { Metrics } from '../metrics';
-import { DATABASE, DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from '../tokens';
-import type { RegistryOptions } from '../tokens';
+import { CatalogFreshness } from '../catalog-freshness';
+import { Metrics } from '../../metrics';
+import { DATABASE, DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from '../../tokens';
+import type { RegistryOptions } from '../../tokens';
 
 export const CATALOG_CHANNEL = 'gateway_catalog';
 

@@ -1,6 +1,6 @@
 import type { DB } from '@app/db';
 import type { QueryCreator } from 'kysely';
-import type { AccessRecords, GeneratedToolRecord } from './model/catalog-records';
+import type { AccessRecords, GeneratedToolRecord } from '../model/catalog-records';
 
 /*
  * CatalogRepository's reads of the tables beside the reports, run on its connection or its

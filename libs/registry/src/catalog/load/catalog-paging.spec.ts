@@ -1,8 +1,8 @@
 import { CatalogPaging } from './catalog-paging';
 import type { PagedReads, SnapshotReads } from './catalog-paging';
-import type { ReportSelection, StoredReport } from './model/catalog-records';
-import { accessRecords, admitAll, storedReport, TENANT } from './fixtures.spec-helper';
-import { ReportSet } from './model/report-set';
+import type { ReportSelection, StoredReport } from '../model/catalog-records';
+import { accessRecords, admitAll, storedReport, TENANT } from '../fixtures.spec-helper';
+import { ReportSet } from '../model/report-set';
 
 const id = (i: number) => `r${String(i).padStart(3, '0')}`;
 

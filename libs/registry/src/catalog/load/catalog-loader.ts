@@ -1,22 +1,22 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { AccessPolicy } from '../access/access-policy';
+import { AccessPolicy } from '../../access/access-policy';
 import { CatalogRepository } from './catalog.repository';
 import { CATALOG_PAGING, CatalogPaging, tenantMissing } from './catalog-paging';
 import type { CatalogPagingOptions, PagedReads } from './catalog-paging';
-import type { CatalogSnapshot } from './cache/l2-values';
-import { L2Catalogs } from './cache/l2-catalogs';
-import type { CatalogStamp, SnapshotCache } from './cache/l2-catalogs';
-import { Metrics } from '../metrics';
-import type { Reach } from './model/report-coverage';
-import { ReportSet } from './model/report-set';
-import { SharedCache } from './cache/shared-cache';
-import { TenantCatalog } from './model/tenant-catalog';
-import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from '../tokens';
-import type { RegistryOptions } from '../tokens';
-import { dataScope, ReportAdmission } from './judge/report-admission';
+import type { CatalogSnapshot } from '../cache/l2-values';
+import { L2Catalogs } from '../cache/l2-catalogs';
+import type { CatalogStamp, SnapshotCache } from '../cache/l2-catalogs';
+import { Metrics } from '../../metrics';
+import type { Reach } from '../model/report-coverage';
+import { ReportSet } from '../model/report-set';
+import { SharedCache } from '../cache/shared-cache';
+import { TenantCatalog } from '../model/tenant-catalog';
+import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from '../../tokens';
+import type { RegistryOptions } from '../../tokens';
+import { dataScope, ReportAdmission } from '../judge/report-admission';
 
-export { L2_MAX_REPORTS } from './cache/l2-catalogs';
-export type { CatalogStamp, SnapshotCache } from './cache/l2-catalogs';
+export { L2_MAX_REPORTS } from '../cache/l2-catalogs';
+export type { CatalogStamp, SnapshotCache } from '../cache/l2-catalogs';
 export { tenantMissing } from './catalog-paging';
 
 /** The catalog reads the loader needs (the repository, or a fake of it). */

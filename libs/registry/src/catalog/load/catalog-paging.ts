@@ -1,13 +1,13 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { CatalogRepository } from './catalog.repository';
-import type { AccessRecords, GeneratedToolRecord, TenantRecord } from './model/catalog-records';
-import { RegistryError } from '../errors';
-import { isEmptyPart } from './model/report-coverage';
-import type { Reach } from './model/report-coverage';
-import { appendToParts, emptyParts } from './model/report-set-patch';
-import type { Parts } from './model/report-set-patch';
-import type { ReportSet } from './model/report-set';
-import { StringPool } from './cache/string-pool';
+import type { AccessRecords, GeneratedToolRecord, TenantRecord } from '../model/catalog-records';
+import { RegistryError } from '../../errors';
+import { isEmptyPart } from '../model/report-coverage';
+import type { Reach } from '../model/report-coverage';
+import { appendToParts, emptyParts } from '../model/report-set-patch';
+import type { Parts } from '../model/report-set-patch';
+import type { ReportSet } from '../model/report-set';
+import { StringPool } from '../cache/string-pool';
 
 /** How a big tenant's catalog is read (CATALOG_PAGING; tests make it small). */
 export interface CatalogPagingOptions {

@@ -1,4 +1,4 @@
-import type { Metrics } from '../metrics';
+import type { Metrics } from '../../metrics';
 import { CATALOG_CHANNEL, CatalogChangeFeed } from './change-feed';
 import type { ListenSource } from './change-feed';
 

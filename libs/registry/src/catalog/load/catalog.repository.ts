@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { DatabaseHandle, DB } from '@app/db';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import { DATABASE } from '../tokens';
+import { DATABASE } from '../../tokens';
 
 import type {
   AccessRecords,
@@ -11,12 +11,12 @@ import type {
   ReportSelection,
   StoredReport,
   TenantRecord,
-} from './model/catalog-records';
-import { toStoredReport } from './model/catalog-records';
+} from '../model/catalog-records';
+import { toStoredReport } from '../model/catalog-records';
 import { readAccess, readGenerated } from './catalog-side.repository';
-import { isEmptyPart } from './model/report-coverage';
-import type { ReachPart } from './model/report-coverage';
-import type { ChildRow } from './model/catalog-records';
+import { isEmptyPart } from '../model/report-coverage';
+import type { ReachPart } from '../model/report-coverage';
+import type { ChildRow } from '../model/catalog-records';
 
 /** A report's filters (of `gateway.reports r`) as a JSON array, in order. */
 const filtersJson = () =>

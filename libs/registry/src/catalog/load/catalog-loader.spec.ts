@@ -1,14 +1,14 @@
 import { initSqlParser } from '@app/templates';
-import { Metrics } from '../metrics';
+import { Metrics } from '../../metrics';
 import { CatalogLoader } from './catalog-loader';
 import type { CatalogReads } from './catalog-loader';
-import { FakeCatalogReads, FakePagedReads } from './fake-catalog-reads.spec-helper';
-import { FakeRedis } from './fake-redis.spec-helper';
-import { storedReport } from './fixtures.spec-helper';
-import { ReportAdmission } from './judge/report-admission';
-import { SharedCache } from './cache/shared-cache';
-import { generatedRecord } from './snapshot.spec-helper';
-import type { TenantCatalog } from './model/tenant-catalog';
+import { FakeCatalogReads, FakePagedReads } from '../fake-catalog-reads.spec-helper';
+import { FakeRedis } from '../fake-redis.spec-helper';
+import { storedReport } from '../fixtures.spec-helper';
+import { ReportAdmission } from '../judge/report-admission';
+import { SharedCache } from '../cache/shared-cache';
+import { generatedRecord } from '../snapshot.spec-helper';
+import type { TenantCatalog } from '../model/tenant-catalog';
 
 const SETTINGS = {
   statementTimeoutMs: 1000,
