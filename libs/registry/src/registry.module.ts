@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccessExplainer } from './access/access-explainer.service';
 import { AdmissionVerdictRepository } from './catalog/judge/admission-verdict.repository';
-import { VERDICT_STORE } from './catalog/judge/admission-verdicts';
+import { VERDICT_STORE } from './catalog/judge/template-verdicts';
 import { BuiltinTools } from './listing/builtin-tools';
 import { CallActivity } from './execution/call-activity';
 import { CallLedger } from './execution/call-ledger';

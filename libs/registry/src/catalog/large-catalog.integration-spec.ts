@@ -11,7 +11,7 @@ import { CatalogService } from '../listing/catalog.service';
 import { Metrics } from '../metrics';
 import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';
 import { AdmissionVerdictRepository } from './judge/admission-verdict.repository';
-import type { VerdictStore } from './judge/admission-verdicts';
+import type { VerdictStore } from './judge/template-verdicts';
 import { CatalogLoader } from './load/catalog-loader';
 import { CatalogStore } from './catalog-store';
 import { CatalogRepository } from './load/catalog.repository';

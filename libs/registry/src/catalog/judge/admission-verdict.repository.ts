@@ -3,7 +3,7 @@ import type { DatabaseHandle } from '@app/db';
 import type { TemplateProblem } from '@app/templates';
 import { sql } from 'kysely';
 import { DATABASE } from '../../tokens';
-import type { VerdictStore } from './admission-verdicts';
+import type { VerdictStore } from './template-verdicts';
 
 /** gateway.admission_verdicts: the SQL guard's verdicts by tenant and template hash. */
 @Injectable()

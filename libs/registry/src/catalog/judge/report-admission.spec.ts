@@ -4,8 +4,7 @@ import type { GeneratedToolRecord, StoredReport, TenantRecord } from '../model/c
 import type { Metrics } from '../../metrics';
 import { storedReport } from '../fixtures.spec-helper';
 import { dataScope, ReportAdmission } from './report-admission';
-import { TemplateVerdicts } from './template-verdicts';
-import { VerdictPersistence } from './verdict-persistence';
+import { TemplateVerdicts, VerdictPersistence } from './template-verdicts';
 
 const tenant: TenantRecord = {
   id: 'acme',

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { flatString } from '@app/templates';
 import { LRUCache } from 'lru-cache';
-import { VERDICT_STORE } from './admission-verdicts';
-import type { VerdictStore } from './admission-verdicts';
+import { TemplateVerdicts, VERDICT_STORE, VerdictPersistence } from './template-verdicts';
+import type { VerdictStore } from './template-verdicts';
 import type {
   GeneratedToolRecord,
   ReportChanges,
@@ -15,10 +15,8 @@ import { GeneratedAdmission } from './generated-admission';
 import { Metrics } from '../../metrics';
 import type { AdmitReport, ReportSet } from '../model/report-set';
 import { BackgroundJudging } from './background-judging';
-import { VerdictPersistence } from './verdict-persistence';
 import { admitReport } from '../model/tenant-catalog';
 import type { AdmittedReport } from '../model/report-set-patch';
-import { TemplateVerdicts } from './template-verdicts';
 import { reportScope } from './template-check';
 import type { DatasourceScope } from './template-check';
 

@@ -1,7 +1,7 @@
 import type { TemplateProblem } from '@app/templates';
 import { Logger } from '@nestjs/common';
-import type { VerdictStore } from './admission-verdicts';
-import { VerdictPersistence } from './verdict-persistence';
+import type { VerdictStore } from './template-verdicts';
+import { VerdictPersistence } from './template-verdicts';
 
 const problem: TemplateProblem[] = [{ rule: 'table', message: 'payroll is not allowed' }];
 
