@@ -30,7 +30,8 @@ export type {
   StoredReport,
   TenantRecord,
 } from './catalog/model/catalog-records';
-export { admitReport, TenantCatalog } from './catalog/model/tenant-catalog';
+export { admitReport } from './catalog/judge/admit-report';
+export { TenantCatalog } from './catalog/model/tenant-catalog';
 export type { AdmittedReport, ReportServingStatus } from './catalog/model/tenant-catalog';
 export { ReportSet } from './catalog/model/report-set';
 export type { AdmitReport, ServedReport } from './catalog/model/report-set';

@@ -6,7 +6,8 @@ import {
   tenantCatalog,
 } from '../catalog/fixtures.spec-helper';
 import { ReportSet } from '../catalog/model/report-set';
-import { admitReport, TenantCatalog } from '../catalog/model/tenant-catalog';
+import { admitReport } from '../catalog/judge/admit-report';
+import { TenantCatalog } from '../catalog/model/tenant-catalog';
 import { AccessPolicy } from './access-policy';
 import { BuiltinTools } from '../listing/builtin-tools';
 import type { CatalogService } from '../listing/catalog.service';

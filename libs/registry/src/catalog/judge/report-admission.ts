@@ -15,7 +15,7 @@ import { GeneratedAdmission } from './generated-admission';
 import { Metrics } from '../../metrics';
 import type { AdmitReport, ReportSet } from '../model/report-set';
 import { BackgroundJudging } from './background-judging';
-import { admitReport } from '../model/tenant-catalog';
+import { admitReport } from './admit-report';
 import type { AdmittedReport } from '../model/report-set-patch';
 import { reportScope } from './template-check';
 import type { DatasourceScope } from './template-check';
