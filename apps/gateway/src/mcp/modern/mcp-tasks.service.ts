@@ -3,7 +3,6 @@ import { cancelTraceStatements } from '@app/db';
 import type { DatabaseHandle } from '@app/db';
 import { CatalogService, DATABASE, Metrics, REDIS } from '@app/registry';
 import type { Principal } from '@app/registry';
-import { EventEmitter } from 'node:events';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import type Redis from 'ioredis';
@@ -11,6 +10,7 @@ import { gatewayConfig } from '../../config/gateway.config';
 import type { GatewayConfig } from '../../config/gateway.config';
 import { currentRequest } from '../../pipeline/request-context';
 import { ownerOf } from '../mcp-session';
+import { TaskStatusChannel } from './mcp-task-status';
 import { MemoryTaskQuota, RedisTaskQuota } from './mcp-task-quota';
 import type { TaskCap, TaskQuota, TaskScope } from './mcp-task-quota';
 import { MemoryTaskStore, RedisTaskStore } from './mcp-task-store';
@@ -52,14 +52,11 @@ export class McpTasks implements OnModuleDestroy {
   private readonly logger = new Logger('McpTasks');
   private readonly store: TaskStore;
   private readonly quota: TaskQuota;
-  /** task ids whose status changed, heard from every replica (Redis) or this one */
-  private readonly changed = new EventEmitter();
-  private readonly subscriber?: Redis;
-  private readonly channel: string;
+  private readonly status: TaskStatusChannel;
 
   constructor(
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
-    @Inject(REDIS) private readonly redis: Redis | null,
+    @Inject(REDIS) redis: Redis | null,
     @Inject(DATABASE) private readonly database: DatabaseHandle,
     private readonly catalog: CatalogService,
     private readonly metrics: Metrics,
@@ -70,34 +67,20 @@ export class McpTasks implements OnModuleDestroy {
       'gateway_mcp_task_capped_total',
       'task calls answered synchronously, or results not kept, at a task cap, by cap',
     );
-    this.changed.setMaxListeners(0);
-    // pub/sub channels are not keys: the deployment's prefix is added by hand
-    this.channel = `${redis?.options.keyPrefix ?? ''}mcp:task-status`;
-    if (redis) {
-      // the shared client has no offline queue (a cache miss beats a wait); a subscription
-      // must wait for the connection instead, and is renewed on every reconnect
-      this.subscriber = redis.duplicate({ enableOfflineQueue: true });
-      this.subscriber.on('error', () => undefined);
-      this.subscriber.on('message', (_channel: string, taskId: string) =>
-        this.changed.emit('status', taskId),
-      );
-      void this.subscriber.subscribe(this.channel).catch(() => undefined);
-    }
+    this.status = new TaskStatusChannel(redis);
   }
 
   /** Calls `listener` with the id of each task whose status changed, on any replica. */
   onStatus(listener: (taskId: string) => void): () => void {
-    this.changed.on('status', listener);
-    return () => this.changed.off('status', listener);
+    return this.status.onStatus(listener);
   }
 
   onModuleDestroy(): void {
-    this.subscriber?.disconnect();
+    this.status.close();
   }
 
   private announce(taskId: string): void {
-    if (this.redis) void this.redis.publish(this.channel, taskId).catch(() => undefined);
-    else this.changed.emit('status', taskId);
+    this.status.announce(taskId);
   }
 
   /**
