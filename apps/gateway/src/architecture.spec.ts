@@ -194,7 +194,6 @@ const PENDING: ReadonlyMap<string, number> = new Map([
   ['libs/selection/src', 23],
   ['db', 18],
   ['apps/gateway/src/http/openapi-schemas.ts', 306],
-  ['apps/gateway/src/mcp/modern/mcp-stateless.service.ts', 295],
   ['apps/gateway/src/console/console-admin.service.ts', 263],
   ['apps/console/src/screens/author.tsx', 554],
   ['libs/meta-tool/src/sandbox/worker-source.ts', 360],

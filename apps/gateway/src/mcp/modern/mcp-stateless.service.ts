@@ -14,8 +14,9 @@ import { invalidToolCallParams } from '../mcp-request-rules';
 import type { RpcId } from './mcp-era';
 import { McpListenStreams } from './mcp-listen';
 import type { ListenFilter } from './mcp-listen';
+import { McpTaskMethods } from './mcp-task-methods';
 import { declaresTasks, McpTasks, TASKS_EXTENSION } from './mcp-tasks.service';
-import { errorFrame, listFrame, MCP_CODES, resultFrame, supportedVersions } from './mcp-wire';
+import { errorFrame, listFrame, MCP_CODES, resultFrame, send, supportedVersions } from './mcp-wire';
 
 /** Who asks, in which business context, from the request's own token and query. */
 export interface StatelessCaller {
@@ -52,10 +53,13 @@ export class McpStateless {
         }),
       ),
     'resources/read': (_caller, request, raw) => this.readResource(request, raw),
-    'tasks/get': (caller, request, raw) => this.taskGet(caller, request, raw),
-    'tasks/cancel': (caller, request, raw) => this.taskCancel(caller, request, raw),
-    'tasks/update': (caller, request, raw) => this.taskUpdate(caller, request, raw),
+    'tasks/get': (caller, request, raw) => this.taskMethods.get(caller.principal, request, raw),
+    'tasks/cancel': (caller, request, raw) =>
+      this.taskMethods.cancel(caller.principal, request, raw),
+    'tasks/update': (caller, request, raw) =>
+      this.taskMethods.update(caller.principal, request, raw),
   };
+  private readonly taskMethods: McpTaskMethods;
 
   constructor(
     private readonly servers: McpServerFactory,
@@ -65,7 +69,9 @@ export class McpStateless {
     @Inject(gatewayConfig.KEY) private readonly config: GatewayConfig,
     private readonly view: ChartViewResource,
     private readonly catalog: CatalogService,
-  ) {}
+  ) {
+    this.taskMethods = new McpTaskMethods(tasks);
+  }
 
   /** Answers one classified modern request on the raw response (the caller hijacked it). */
   async answer(caller: StatelessCaller, request: JSONRPCRequest, raw: ServerResponse) {
@@ -145,44 +151,6 @@ export class McpStateless {
     return resolved?.tool.kind === 'report' && resolved.tool.report.report.runAsTask === true;
   }
 
-  private async taskGet(caller: StatelessCaller, request: JSONRPCRequest, raw: ServerResponse) {
-    if (this.withoutTasks(request, raw)) return;
-    const task = await this.tasks.get(caller.principal, taskIdOf(request));
-    if (!task) return send(raw, 200, unknownTask(request.id));
-    send(raw, 200, resultFrame(request.id, McpTasks.wire(task)));
-  }
-
-  private async taskCancel(caller: StatelessCaller, request: JSONRPCRequest, raw: ServerResponse) {
-    if (this.withoutTasks(request, raw)) return;
-    if (!(await this.tasks.cancel(caller.principal, taskIdOf(request))))
-      return send(raw, 200, unknownTask(request.id));
-    send(raw, 200, resultFrame(request.id, {}));
-  }
-
-  /** No report asks its caller for input: an update is acknowledged and has nothing to fill. */
-  private async taskUpdate(caller: StatelessCaller, request: JSONRPCRequest, raw: ServerResponse) {
-    if (this.withoutTasks(request, raw)) return;
-    if (!(await this.tasks.get(caller.principal, taskIdOf(request))))
-      return send(raw, 200, unknownTask(request.id));
-    send(raw, 200, resultFrame(request.id, {}));
-  }
-
-  /** tasks/* need the client to declare the extension: else 400 / -32021 naming it. */
-  private withoutTasks(request: JSONRPCRequest, raw: ServerResponse): boolean {
-    if (declaresTasks(request.params)) return false;
-    send(
-      raw,
-      400,
-      errorFrame(
-        request.id,
-        MCP_CODES.missingRequiredClientCapability,
-        `Missing required client capability: extensions["${TASKS_EXTENSION}"] (declare it in io.modelcontextprotocol/clientCapabilities)`,
-        { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
-      ),
-    );
-    return true;
-  }
-
   private readResource(request: JSONRPCRequest, raw: ServerResponse): void {
     const uri = (request.params as { uri?: unknown } | undefined)?.uri;
     if (typeof uri !== 'string')
@@ -222,7 +190,7 @@ export class McpStateless {
     if (typeof filter === 'string')
       return send(raw, 400, errorFrame(request.id, MCP_CODES.invalidParams, filter));
     // task status notifications need the Tasks extension declared, like tasks/*
-    if (filter.taskIds && this.withoutTasks(request, raw)) return;
+    if (filter.taskIds && this.taskMethods.withoutTasks(request, raw)) return;
     this.pipeline.noteStream();
     await this.listens.open(request.id, caller.principal, caller.context, filter, raw);
   }
@@ -256,15 +224,6 @@ function toolOfCall(params: { name: string; arguments?: Record<string, unknown> 
   return params.name === 'call_tool' && typeof inner === 'string' ? inner : params.name;
 }
 
-function taskIdOf(request: JSONRPCRequest): unknown {
-  return (request.params as { taskId?: unknown } | undefined)?.taskId;
-}
-
-/** An unknown task and another caller's task are the same answer. */
-function unknownTask(id: RpcId): string {
-  return errorFrame(id, MCP_CODES.invalidParams, 'Invalid params: no such task (taskId)');
-}
-
 /** The `notifications` filter of a listen request, or why it is malformed. */
 function listenFilter(params: unknown): ListenFilter | string {
   const notifications = (params as { notifications?: unknown } | undefined)?.notifications;
@@ -284,12 +243,4 @@ function listenFilter(params: unknown): ListenFilter | string {
     toolsListChanged: toolsListChanged === true,
     ...(taskIds === undefined ? {} : { taskIds: taskIds as string[] }),
   };
-}
-
-function send(raw: ServerResponse, status: number, body: string | Buffer[]): void {
-  const chunks = typeof body === 'string' ? [Buffer.from(body)] : body;
-  const length = chunks.reduce((n, c) => n + c.length, 0);
-  raw.writeHead(status, { 'content-type': 'application/json', 'content-length': length });
-  for (const chunk of chunks) raw.write(chunk);
-  raw.end();
 }

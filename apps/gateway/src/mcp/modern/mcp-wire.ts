@@ -1,5 +1,6 @@
 import { SERVER_INFO_META_KEY, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerResponse } from 'node:http';
 
 /** A JSON-RPC id as a request carries it (null when it cannot be read). */
 export type RpcId = string | number | null;
@@ -88,4 +89,13 @@ export function subscriptionEndFrame(subscriptionId: RpcId): string {
       _meta: { ...RESULT_META, [SUBSCRIPTION_ID_META_KEY]: subscriptionId },
     },
   })}\n\n`;
+}
+
+/** Writes a frame (or a list's chunks) as the whole JSON response, with its length. */
+export function send(raw: ServerResponse, status: number, body: string | Buffer[]): void {
+  const chunks = typeof body === 'string' ? [Buffer.from(body)] : body;
+  const length = chunks.reduce((n, c) => n + c.length, 0);
+  raw.writeHead(status, { 'content-type': 'application/json', 'content-length': length });
+  for (const chunk of chunks) raw.write(chunk);
+  raw.end();
 }
