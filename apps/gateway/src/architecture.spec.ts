@@ -187,7 +187,6 @@ const MAX_FILE_LINES = 260;
  */
 const PENDING: ReadonlyMap<string, number> = new Map([
   ['apps/gateway/src/pipeline', 16],
-  ['apps/gateway/src/mcp', 18],
   ['libs/meta-tool/src', 35],
   ['libs/templates/src', 24],
   ['libs/registry/src/datasources', 16],

@@ -7,8 +7,8 @@ import { AsHotPath } from '../http/hot-path';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-path';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 import { plainSessionRequest } from './mcp-list.hot-path';
-import { noteCachePreference } from './cache-preference';
-import { mcpCallResult } from './mcp-server.factory';
+import { noteCachePreference } from './shared/cache-preference';
+import { mcpCallResult } from './shared/mcp-server.factory';
 import { McpSessions } from './mcp-sessions.service';
 
 /**

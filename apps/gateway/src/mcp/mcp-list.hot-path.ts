@@ -3,8 +3,8 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { RequestPipeline } from '../pipeline/request-pipeline';
 import { AsHotPath } from '../http/hot-path';
 import type { HotAnswer, HotPath, HotRequest } from '../http/hot-path';
-import { McpServerFactory } from './mcp-server.factory';
-import { toolsListFrame } from './mcp-list-frame';
+import { McpServerFactory } from './shared/mcp-server.factory';
+import { toolsListFrame } from './shared/mcp-list-frame';
 import { McpSessions, ownerOf } from './mcp-sessions.service';
 import type { McpSession } from './mcp-session';
 import type { Principal } from '@app/registry';

@@ -3,7 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { McpCallHotPath } from './mcp-call.hot-path';
 import { McpListHotPath } from './mcp-list.hot-path';
 import { ChartViewResource } from './chart-view.resource';
-import { McpServerFactory } from './mcp-server.factory';
+import { McpServerFactory } from './shared/mcp-server.factory';
 import { McpSessions } from './mcp-sessions.service';
 import { McpController } from './mcp.controller';
 import { McpListenStreams } from './modern/mcp-listen';

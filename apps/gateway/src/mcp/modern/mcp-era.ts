@@ -1,10 +1,10 @@
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import type { JSONRPCRequest } from '@modelcontextprotocol/server';
 import type { IncomingHttpHeaders } from 'node:http';
-import { MCP_CODES, MODERN_VERSIONS, supportedVersions } from './mcp-wire';
-import type { RpcId } from './mcp-wire';
+import { MCP_CODES, MODERN_VERSIONS, supportedVersions } from '../shared/mcp-wire';
+import type { RpcId } from '../shared/mcp-wire';
 
-export type { RpcId } from './mcp-wire';
+export type { RpcId } from '../shared/mcp-wire';
 
 /** Which revision serves a POST/GET/DELETE on /mcp, or why it is refused before any handler. */
 export type McpEra =

@@ -7,9 +7,9 @@ import { gatewayConfig } from '../../config/gateway.config';
 import type { GatewayConfig } from '../../config/gateway.config';
 import { LimitError } from '../../pipeline/limits';
 import { ownerOf } from '../mcp-session';
-import { McpServerFactory } from '../mcp-server.factory';
+import { McpServerFactory } from '../shared/mcp-server.factory';
 import type { RpcId } from './mcp-era';
-import { subscriptionEndFrame, subscriptionFrame } from './mcp-wire';
+import { subscriptionEndFrame, subscriptionFrame } from '../shared/mcp-wire';
 import { McpTasks } from './mcp-tasks.service';
 
 /** A tenant's many changes within this window reach a stream as one notification. */

@@ -5,9 +5,9 @@ import { AsHotPath } from '../../http/hot-path';
 import type { HotAnswer, HotPath, HotRequest } from '../../http/hot-path';
 import { requestedContext } from '../../pipeline/business-context';
 import { RequestPipeline } from '../../pipeline/request-pipeline';
-import { McpServerFactory } from '../mcp-server.factory';
+import { McpServerFactory } from '../shared/mcp-server.factory';
 import { mcpEra } from './mcp-era';
-import { listFrame } from './mcp-wire';
+import { listFrame } from '../shared/mcp-wire';
 
 /**
  * POST /mcp `tools/list` of revision 2026-07-28 answered from memory before Nest, as the 2025

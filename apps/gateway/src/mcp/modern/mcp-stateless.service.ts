@@ -9,14 +9,21 @@ import { ERRORS, RPC } from '../../errors';
 import { LimitError } from '../../pipeline/limits';
 import { RequestPipeline } from '../../pipeline/request-pipeline';
 import { ChartViewResource } from '../chart-view.resource';
-import { McpServerFactory } from '../mcp-server.factory';
-import { invalidToolCallParams } from '../mcp-request-rules';
+import { McpServerFactory } from '../shared/mcp-server.factory';
+import { invalidToolCallParams } from '../shared/mcp-request-rules';
 import type { RpcId } from './mcp-era';
 import { McpListenStreams } from './mcp-listen';
 import type { ListenFilter } from './mcp-listen';
 import { McpTaskMethods } from './mcp-task-methods';
 import { declaresTasks, McpTasks, TASKS_EXTENSION } from './mcp-tasks.service';
-import { errorFrame, listFrame, MCP_CODES, resultFrame, send, supportedVersions } from './mcp-wire';
+import {
+  errorFrame,
+  listFrame,
+  MCP_CODES,
+  resultFrame,
+  send,
+  supportedVersions,
+} from '../shared/mcp-wire';
 
 /** Who asks, in which business context, from the request's own token and query. */
 export interface StatelessCaller {

@@ -2,8 +2,8 @@ import type { Principal } from '@app/registry';
 import type { JSONRPCRequest } from '@modelcontextprotocol/server';
 import type { ServerResponse } from 'node:http';
 import { declaresTasks, McpTasks, TASKS_EXTENSION } from './mcp-tasks.service';
-import { errorFrame, MCP_CODES, resultFrame, send } from './mcp-wire';
-import type { RpcId } from './mcp-wire';
+import { errorFrame, MCP_CODES, resultFrame, send } from '../shared/mcp-wire';
+import type { RpcId } from '../shared/mcp-wire';
 
 /**
  * The Tasks extension's methods on revision 2026-07-28: tasks/get, tasks/cancel and

@@ -14,14 +14,14 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { gatewayConfig } from '../config/gateway.config';
-import type { GatewayConfig } from '../config/gateway.config';
+import { gatewayConfig } from '../../config/gateway.config';
+import type { GatewayConfig } from '../../config/gateway.config';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { mcpCallFailure, RPC, rpcError } from '../errors';
-import { currentRequest } from '../pipeline/request-context';
+import { mcpCallFailure, RPC, rpcError } from '../../errors';
+import { currentRequest } from '../../pipeline/request-context';
 import { noteCachePreference } from './cache-preference';
-import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../pipeline/request-pipeline';
-import { ChartViewResource } from './chart-view.resource';
+import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../../pipeline/request-pipeline';
+import { ChartViewResource } from '../chart-view.resource';
 import { listedTools, toolsOf } from './mcp-list-frame';
 import type { ListedTools } from './mcp-list-frame';
 

@@ -1,4 +1,4 @@
-import { currentRequest } from '../pipeline/request-context';
+import { currentRequest } from '../../pipeline/request-context';
 
 /** `_meta["gateway/cache"]: "no-cache"` on tools/call: the caller wants rows read now. */
 export const NO_CACHE_META_KEY = 'gateway/cache';
