@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { McpCallHotPath } from './mcp-call.hot-path';
 import { McpListHotPath } from './mcp-list.hot-path';
-import { ChartViewResource } from './chart-view.resource';
+import { ChartViewResource } from './view/chart-view.resource';
 import { McpServerFactory } from './shared/mcp-server.factory';
 import { McpSessions } from './mcp-sessions.service';
 import { McpController } from './mcp.controller';

@@ -8,7 +8,7 @@ import type { GatewayConfig } from '../../config/gateway.config';
 import { ERRORS, RPC } from '../../errors';
 import { LimitError } from '../../pipeline/limits';
 import { RequestPipeline } from '../../pipeline/request-pipeline';
-import { ChartViewResource } from '../chart-view.resource';
+import { ChartViewResource } from '../view/chart-view.resource';
 import { McpServerFactory } from '../shared/mcp-server.factory';
 import { invalidToolCallParams } from '../shared/mcp-request-rules';
 import type { RpcId } from './mcp-era';

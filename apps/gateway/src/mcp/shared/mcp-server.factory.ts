@@ -21,7 +21,7 @@ import { mcpCallFailure, RPC, rpcError } from '../../errors';
 import { currentRequest } from '../../pipeline/request-context';
 import { noteCachePreference } from './cache-preference';
 import { RequestPipeline, UNTRUSTED_ROWS_NOTICE } from '../../pipeline/request-pipeline';
-import { ChartViewResource } from '../chart-view.resource';
+import { ChartViewResource } from '../view/chart-view.resource';
 import { listedTools, toolsOf } from './mcp-list-frame';
 import type { ListedTools } from './mcp-list-frame';
 
