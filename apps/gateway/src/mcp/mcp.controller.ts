@@ -11,7 +11,7 @@ import { requestedContext } from '../pipeline/business-context';
 import type { GatewayConfig } from '../config/gateway.config';
 import { invalidToolCallParams, isJsonRpcMessage } from './shared/mcp-request-rules';
 import { McpOrigins } from './shared/mcp-origin';
-import { McpSessions, ownerOf, SessionOwnerError } from './mcp-sessions.service';
+import { McpSessions, ownerOf, SessionOwnerError } from './session/mcp-sessions.service';
 import { requestAuth } from './shared/mcp-server.factory';
 import { releaseAnsweredJson } from './shared/sdk-json-mappings';
 import { mcpEra, requestIdOf } from './modern/mcp-era';

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
-import { McpCallHotPath } from './mcp-call.hot-path';
-import { McpListHotPath } from './mcp-list.hot-path';
+import { McpCallHotPath } from './session/mcp-call.hot-path';
+import { McpListHotPath } from './session/mcp-list.hot-path';
 import { ChartViewResource } from './view/chart-view.resource';
 import { McpServerFactory } from './shared/mcp-server.factory';
-import { McpSessions } from './mcp-sessions.service';
+import { McpSessions } from './session/mcp-sessions.service';
 import { McpController } from './mcp.controller';
 import { McpListenStreams } from './modern/mcp-listen';
 import { McpStateless } from './modern/mcp-stateless.service';

@@ -1,14 +1,14 @@
 import { argumentsOutOfBounds, CallLedger, CatalogService, ReportExecutor } from '@app/registry';
 import { DISCLOSURE_TOOL_NAMES } from '@app/selection';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { gatewayConfig } from '../config/gateway.config';
-import type { GatewayConfig } from '../config/gateway.config';
-import { AsHotPath } from '../http/hot-path';
-import type { HotAnswer, HotPath, HotRequest } from '../http/hot-path';
-import { RequestPipeline } from '../pipeline/request-pipeline';
+import { gatewayConfig } from '../../config/gateway.config';
+import type { GatewayConfig } from '../../config/gateway.config';
+import { AsHotPath } from '../../http/hot-path';
+import type { HotAnswer, HotPath, HotRequest } from '../../http/hot-path';
+import { RequestPipeline } from '../../pipeline/request-pipeline';
 import { plainSessionRequest } from './mcp-list.hot-path';
-import { noteCachePreference } from './shared/cache-preference';
-import { mcpCallResult } from './shared/mcp-server.factory';
+import { noteCachePreference } from '../shared/cache-preference';
+import { mcpCallResult } from '../shared/mcp-server.factory';
 import { McpSessions } from './mcp-sessions.service';
 
 /**

@@ -5,7 +5,7 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { SessionIdentity } from './shared/mcp-server.factory';
+import type { SessionIdentity } from '../shared/mcp-server.factory';
 import type { RedisSessionStore } from './mcp-session-store';
 
 export interface McpSession {

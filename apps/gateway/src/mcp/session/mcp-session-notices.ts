@@ -1,7 +1,7 @@
 import type { Metrics } from '@app/registry';
 import type { DecisionEvent } from '@app/meta-tool';
 import type { Logger } from '@nestjs/common';
-import type { McpServerFactory } from './shared/mcp-server.factory';
+import type { McpServerFactory } from '../shared/mcp-server.factory';
 import { errorMessage } from './mcp-session';
 import type { McpSession, SessionHost } from './mcp-session';
 

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { RequestPipeline } from '../pipeline/request-pipeline';
-import { AsHotPath } from '../http/hot-path';
-import type { HotAnswer, HotPath, HotRequest } from '../http/hot-path';
-import { McpServerFactory } from './shared/mcp-server.factory';
-import { toolsListFrame } from './shared/mcp-list-frame';
+import { RequestPipeline } from '../../pipeline/request-pipeline';
+import { AsHotPath } from '../../http/hot-path';
+import type { HotAnswer, HotPath, HotRequest } from '../../http/hot-path';
+import { McpServerFactory } from '../shared/mcp-server.factory';
+import { toolsListFrame } from '../shared/mcp-list-frame';
 import { McpSessions, ownerOf } from './mcp-sessions.service';
 import type { McpSession } from './mcp-session';
 import type { Principal } from '@app/registry';

@@ -1,7 +1,7 @@
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { noop } from './mcp-session';
-import { releaseAnsweredJson } from './shared/sdk-json-mappings';
+import { releaseAnsweredJson } from '../shared/sdk-json-mappings';
 
 /**
  * The SDK has no public way to resume a session id: replays the client's initialize (same

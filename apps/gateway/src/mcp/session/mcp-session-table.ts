@@ -1,7 +1,7 @@
 import type { Metrics } from '@app/registry';
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import type { GatewayConfig } from '../config/gateway.config';
+import type { GatewayConfig } from '../../config/gateway.config';
 import { errorMessage, noop } from './mcp-session';
 import type { McpSession, SessionHost } from './mcp-session';
 import { RedisSessionStore } from './mcp-session-store';
