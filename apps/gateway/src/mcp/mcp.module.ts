@@ -6,10 +6,10 @@ import { ChartViewResource } from './view/chart-view.resource';
 import { McpServerFactory } from './shared/mcp-server.factory';
 import { McpSessions } from './session/mcp-sessions.service';
 import { McpController } from './mcp.controller';
-import { McpListenStreams } from './modern/mcp-listen';
-import { McpStateless } from './modern/mcp-stateless.service';
+import { McpListenStreams } from './stateless/mcp-listen';
+import { McpStateless } from './stateless/mcp-stateless.service';
 import { McpTasks } from './modern/mcp-tasks.service';
-import { McpStatelessListHotPath } from './modern/mcp-stateless-list.hot-path';
+import { McpStatelessListHotPath } from './stateless/mcp-stateless-list.hot-path';
 
 @Module({
   imports: [AuthModule],
