@@ -8,7 +8,7 @@ import { McpSessions } from './session/mcp-sessions.service';
 import { McpController } from './mcp.controller';
 import { McpListenStreams } from './stateless/mcp-listen';
 import { McpStateless } from './stateless/mcp-stateless.service';
-import { McpTasks } from './modern/mcp-tasks.service';
+import { McpTasks } from './tasks/mcp-tasks.service';
 import { McpStatelessListHotPath } from './stateless/mcp-stateless-list.hot-path';
 
 @Module({

@@ -1,5 +1,5 @@
 import { decodedHeaderValue, mcpEra, requestIdOf } from './mcp-era';
-import { parseTask } from '../modern/mcp-task-store';
+import { parseTask } from '../tasks/mcp-task-store';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

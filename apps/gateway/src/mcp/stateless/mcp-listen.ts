@@ -10,7 +10,7 @@ import { ownerOf } from '../session/mcp-session';
 import { McpServerFactory } from '../shared/mcp-server.factory';
 import type { RpcId } from './mcp-era';
 import { subscriptionEndFrame, subscriptionFrame } from '../shared/mcp-wire';
-import { McpTasks } from '../modern/mcp-tasks.service';
+import { McpTasks } from '../tasks/mcp-tasks.service';
 
 /** A tenant's many changes within this window reach a stream as one notification. */
 const COALESCE_MS = 50;

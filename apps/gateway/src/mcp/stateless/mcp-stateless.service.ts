@@ -14,8 +14,8 @@ import { invalidToolCallParams } from '../shared/mcp-request-rules';
 import type { RpcId } from './mcp-era';
 import { McpListenStreams } from './mcp-listen';
 import type { ListenFilter } from './mcp-listen';
-import { McpTaskMethods } from '../modern/mcp-task-methods';
-import { declaresTasks, McpTasks, TASKS_EXTENSION } from '../modern/mcp-tasks.service';
+import { McpTaskMethods } from '../tasks/mcp-task-methods';
+import { declaresTasks, McpTasks, TASKS_EXTENSION } from '../tasks/mcp-tasks.service';
 import {
   errorFrame,
   listFrame,
