@@ -1,4 +1,3 @@
-import type { Principal } from '@app/registry';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -34,10 +33,6 @@ export interface SessionHost {
   holds(id: string): boolean;
   close(id: string): Promise<void>;
   saveShared(session: McpSession): Promise<void>;
-}
-
-export function ownerOf(principal: Principal): string {
-  return `${principal.tenantId}\u0000${principal.userId}`;
 }
 
 export function negotiatedVersion(requested: unknown): string {

@@ -10,14 +10,16 @@ import { gatewayConfig } from '../../config/gateway.config';
 import type { GatewayConfig } from '../../config/gateway.config';
 import { McpServerFactory } from '../shared/mcp-server.factory';
 import type { SessionIdentity } from '../shared/mcp-server.factory';
-import { negotiatedVersion, noop, ownerOf, SessionOwnerError } from './mcp-session';
+import { ownerOf } from '../shared/mcp-owner';
+import { negotiatedVersion, noop, SessionOwnerError } from './mcp-session';
 import type { McpSession } from './mcp-session';
 import { MemoryEventStore } from './mcp-event-store';
 import { SessionNotices } from './mcp-session-notices';
 import { replayInitialize } from './mcp-session-resume';
 import { McpSessionTable } from './mcp-session-table';
 
-export { negotiatedVersion, ownerOf, SessionOwnerError } from './mcp-session';
+export { negotiatedVersion, SessionOwnerError } from './mcp-session';
+export { ownerOf } from '../shared/mcp-owner';
 export type { McpSession } from './mcp-session';
 
 /**

@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { gatewayConfig } from '../../config/gateway.config';
 import type { GatewayConfig } from '../../config/gateway.config';
 import { LimitError } from '../../pipeline/limits';
-import { ownerOf } from '../session/mcp-session';
+import { ownerOf } from '../shared/mcp-owner';
 import { McpServerFactory } from '../shared/mcp-server.factory';
 import type { RpcId } from './mcp-era';
 import { subscriptionEndFrame, subscriptionFrame } from '../shared/mcp-wire';

@@ -9,7 +9,7 @@ import type Redis from 'ioredis';
 import { gatewayConfig } from '../../config/gateway.config';
 import type { GatewayConfig } from '../../config/gateway.config';
 import { currentRequest } from '../../pipeline/request-context';
-import { ownerOf } from '../session/mcp-session';
+import { ownerOf } from '../shared/mcp-owner';
 import { TaskStatusChannel } from './mcp-task-status';
 import { MemoryTaskQuota, RedisTaskQuota } from './mcp-task-quota';
 import type { TaskCap, TaskQuota, TaskScope } from './mcp-task-quota';
