@@ -1,7 +1,7 @@
 import { Metrics } from '@app/registry';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { McpListHotPath } from '../../apps/gateway/src/mcp/mcp-list.hot-path';
-import { McpSessions } from '../../apps/gateway/src/mcp/mcp-sessions.service';
+import { McpListHotPath } from '../../apps/gateway/src/mcp/session/mcp-list.hot-path';
+import { McpSessions } from '../../apps/gateway/src/mcp/session/mcp-sessions.service';
 import { RequestPipeline } from '../../apps/gateway/src/pipeline/request-pipeline';
 import type { RequestContext } from '../../apps/gateway/src/pipeline/request-context';
 import type { RequestPolicy } from '../../apps/gateway/src/pipeline/request-policy';

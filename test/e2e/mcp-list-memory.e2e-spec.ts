@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sql } from 'kysely';
 import { CatalogService, LIST_BODIES_MAX_BYTES } from '@app/registry';
-import { McpSessions } from '../../apps/gateway/src/mcp/mcp-sessions.service';
+import { McpSessions } from '../../apps/gateway/src/mcp/session/mcp-sessions.service';
 import { changeCatalog, mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 

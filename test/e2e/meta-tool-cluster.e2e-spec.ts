@@ -6,7 +6,7 @@ import {
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { McpSessions } from '../../apps/gateway/src/mcp/mcp-sessions.service';
+import { McpSessions } from '../../apps/gateway/src/mcp/session/mcp-sessions.service';
 import { eventually } from '../support/eventually';
 import { mintToken, startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';

@@ -21,19 +21,20 @@ export { activeCallSignal, activeTraceId, tracer, withCallSignal, withSpan } fro
 
 // catalog
 export { CatalogStore } from './catalog/catalog-store';
-export { CATALOG_CHANNEL, CatalogChangeFeed } from './catalog/change-feed';
-export type { CatalogChangeListener } from './catalog/change-feed';
-export { CatalogRepository } from './catalog/catalog.repository';
+export { CATALOG_CHANNEL, CatalogChangeFeed } from './catalog/load/change-feed';
+export type { CatalogChangeListener } from './catalog/load/change-feed';
+export { CatalogRepository } from './catalog/load/catalog.repository';
 export type {
   AccessRecords,
   GeneratedToolRecord,
   StoredReport,
   TenantRecord,
-} from './catalog/catalog-records';
-export { admitReport, TenantCatalog } from './catalog/tenant-catalog';
-export type { AdmittedReport, ReportServingStatus } from './catalog/tenant-catalog';
-export { ReportSet } from './catalog/report-set';
-export type { AdmitReport, ServedReport } from './catalog/report-set';
+} from './catalog/model/catalog-records';
+export { admitReport } from './catalog/judge/admit-report';
+export { TenantCatalog } from './catalog/model/tenant-catalog';
+export type { AdmittedReport, ReportServingStatus } from './catalog/model/tenant-catalog';
+export { ReportSet } from './catalog/model/report-set';
+export type { AdmitReport, ServedReport } from './catalog/model/report-set';
 export {
   GENERATED_CATEGORY,
   GENERATED_TOOL_RUNNER,
@@ -41,11 +42,11 @@ export {
   generatedToolProblem,
   NEVER_SMOKE_TESTED,
   TOOL_AUTHOR_ROLE,
-} from './catalog/generated-tools';
-export type { GeneratedToolRunner } from './catalog/generated-tools';
-export { reportScope, templateProblems } from './catalog/template-check';
-export type { DatasourceScope } from './catalog/template-check';
-export { SharedCache } from './catalog/shared-cache';
+} from './catalog/model/generated-tools';
+export type { GeneratedToolRunner } from './catalog/model/generated-tools';
+export { reportScope, templateProblems } from './catalog/judge/template-check';
+export type { DatasourceScope } from './catalog/judge/template-check';
+export { SharedCache } from './catalog/cache/shared-cache';
 
 // access
 export { AccessPolicy } from './access/access-policy';

@@ -1,14 +1,14 @@
 import type { DatabaseHandle } from '@app/db';
 import { BuiltinTools } from './listing/builtin-tools';
-import { CatalogLoader } from './catalog/catalog-loader';
+import { CatalogLoader } from './catalog/load/catalog-loader';
 import { CatalogStore } from './catalog/catalog-store';
-import { CatalogChangeFeed } from './catalog/change-feed';
-import { ReportAdmission } from './catalog/report-admission';
-import { AdmissionVerdictRepository } from './catalog/admission-verdict.repository';
-import { CatalogRepository } from './catalog/catalog.repository';
+import { CatalogChangeFeed } from './catalog/load/change-feed';
+import { ReportAdmission } from './catalog/judge/report-admission';
+import { AdmissionVerdictRepository } from './catalog/judge/admission-verdict.repository';
+import { CatalogRepository } from './catalog/load/catalog.repository';
 import { CatalogService } from './listing/catalog.service';
 import { Metrics } from './metrics';
-import { SharedCache } from './catalog/shared-cache';
+import { SharedCache } from './catalog/cache/shared-cache';
 import { DEFAULT_REGISTRY_OPTIONS } from './tokens';
 import type { RegistryOptions } from './tokens';
 

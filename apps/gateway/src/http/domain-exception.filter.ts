@@ -7,7 +7,7 @@ import { gatewayConfig } from '../config/gateway.config';
 import type { GatewayConfig } from '../config/gateway.config';
 import { httpErrorOf, jsonRpcErrorOf } from '../errors';
 import { LimitError } from '../pipeline/limits';
-import { requestIdOf } from '../mcp/modern/mcp-era';
+import { requestIdOf } from '../mcp/stateless/mcp-era';
 import { Redactor } from '../pipeline/record/redact';
 import { RequestPipeline } from '../pipeline/request-pipeline';
 

@@ -1,15 +1,15 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
-import { McpCallHotPath } from './mcp-call.hot-path';
-import { McpListHotPath } from './mcp-list.hot-path';
-import { ChartViewResource } from './chart-view.resource';
-import { McpServerFactory } from './mcp-server.factory';
-import { McpSessions } from './mcp-sessions.service';
+import { McpCallHotPath } from './session/mcp-call.hot-path';
+import { McpListHotPath } from './session/mcp-list.hot-path';
+import { ChartViewResource } from './view/chart-view.resource';
+import { McpServerFactory } from './shared/mcp-server.factory';
+import { McpSessions } from './session/mcp-sessions.service';
 import { McpController } from './mcp.controller';
-import { McpListenStreams } from './modern/mcp-listen';
-import { McpStateless } from './modern/mcp-stateless.service';
-import { McpTasks } from './modern/mcp-tasks.service';
-import { McpStatelessListHotPath } from './modern/mcp-stateless-list.hot-path';
+import { McpListenStreams } from './stateless/mcp-listen';
+import { McpStateless } from './stateless/mcp-stateless.service';
+import { McpTasks } from './tasks/mcp-tasks.service';
+import { McpStatelessListHotPath } from './stateless/mcp-stateless-list.hot-path';
 
 @Module({
   imports: [AuthModule],

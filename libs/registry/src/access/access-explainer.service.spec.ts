@@ -5,8 +5,9 @@ import {
   TENANT,
   tenantCatalog,
 } from '../catalog/fixtures.spec-helper';
-import { ReportSet } from '../catalog/report-set';
-import { admitReport, TenantCatalog } from '../catalog/tenant-catalog';
+import { ReportSet } from '../catalog/model/report-set';
+import { admitReport } from '../catalog/judge/admit-report';
+import { TenantCatalog } from '../catalog/model/tenant-catalog';
 import { AccessPolicy } from './access-policy';
 import { BuiltinTools } from '../listing/builtin-tools';
 import type { CatalogService } from '../listing/catalog.service';

@@ -5,7 +5,7 @@ import { RegistryError } from '../errors';
 import type { Principal } from './principal';
 import { accessSubject } from '../listing/served-tool';
 import type { ServedTool } from '../listing/served-tool';
-import type { TenantCatalog } from '../catalog/tenant-catalog';
+import type { TenantCatalog } from '../catalog/model/tenant-catalog';
 
 export interface AccessCheck {
   check: 'exists' | 'served' | 'grant' | 'context' | 'claims';

@@ -1,4 +1,4 @@
-import type { AccessRecords } from '../catalog/catalog-records';
+import type { AccessRecords } from '../catalog/model/catalog-records';
 import { getOrCreate, GrantMembers } from './grant-members';
 import type { AccessSubject } from './grant-members';
 import type { Principal } from './principal';

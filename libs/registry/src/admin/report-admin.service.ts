@@ -8,13 +8,13 @@ import {
 } from '@app/templates';
 import type { ReportDocument, ReportMetadata, TemplateProblem } from '@app/templates';
 import { Injectable } from '@nestjs/common';
-import { CatalogRepository } from '../catalog/catalog.repository';
+import { CatalogRepository } from '../catalog/load/catalog.repository';
 import { CatalogStore } from '../catalog/catalog-store';
 import { RegistryError } from '../errors';
 import type { Principal } from '../access/principal';
 import { ReportRepository } from './report.repository';
-import type { ReportServingStatus, TenantCatalog } from '../catalog/tenant-catalog';
-import { reportScope, templateProblems } from '../catalog/template-check';
+import type { ReportServingStatus, TenantCatalog } from '../catalog/model/tenant-catalog';
+import { reportScope, templateProblems } from '../catalog/judge/template-check';
 
 export interface ReportStatusView {
   served: boolean;

@@ -2,8 +2,8 @@ import { RegistryError } from '../errors';
 import type { Metrics } from '../metrics';
 import { CatalogBuilds } from './catalog-builds';
 import type { BuildSource } from './catalog-builds';
-import type { CatalogStamp } from './catalog-loader';
-import type { TenantCatalog } from './tenant-catalog';
+import type { CatalogStamp } from './load/catalog-loader';
+import type { TenantCatalog } from './model/tenant-catalog';
 
 const CREATED = '2026-11-30T00:00:00Z';
 const STAMP: CatalogStamp = { version: 1, createdAt: CREATED };

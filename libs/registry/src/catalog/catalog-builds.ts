@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import { RegistryError } from '../errors';
 import type { Metrics } from '../metrics';
-import type { TenantCatalog } from './tenant-catalog';
-import type { CatalogLoader, CatalogStamp } from './catalog-loader';
+import type { TenantCatalog } from './model/tenant-catalog';
+import type { CatalogLoader, CatalogStamp } from './load/catalog-loader';
 import { betterBase } from './catalog-completion';
 import { PropagationLag } from './propagation-lag';
 

@@ -6,9 +6,9 @@ import type { Metrics } from '../metrics';
 import { betterBase, CatalogCompletion, installation } from './catalog-completion';
 import type { CompletionHost } from './catalog-completion';
 import { accessRecords, admitAll, storedReport, TENANT } from './fixtures.spec-helper';
-import type { Reach } from './report-coverage';
-import { ReportSet } from './report-set';
-import { TenantCatalog } from './tenant-catalog';
+import type { Reach } from './model/report-coverage';
+import { ReportSet } from './model/report-set';
+import { TenantCatalog } from './model/tenant-catalog';
 
 const access = accessRecords({
   roles: [

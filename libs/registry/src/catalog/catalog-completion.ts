@@ -2,8 +2,8 @@ import { Logger } from '@nestjs/common';
 import type { Principal } from '../access/principal';
 import { RegistryError } from '../errors';
 import type { Metrics } from '../metrics';
-import type { Reach } from './report-coverage';
-import type { TenantCatalog } from './tenant-catalog';
+import type { Reach } from './model/report-coverage';
+import type { TenantCatalog } from './model/tenant-catalog';
 
 /** What becomes of the store's catalogs when a background load brings a complete one. */
 export interface Installation {

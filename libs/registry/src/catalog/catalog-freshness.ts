@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { CatalogStamp } from './l2-catalogs';
+import type { CatalogStamp } from './cache/l2-catalogs';
 import { databaseUnavailable } from './catalog-completion';
 
 /**

@@ -1,10 +1,10 @@
 import { RegistryError } from '../errors';
 import type { Metrics } from '../metrics';
-import type { TenantCatalog } from './tenant-catalog';
-import type { CatalogStamp } from './catalog-loader';
+import type { TenantCatalog } from './model/tenant-catalog';
+import type { CatalogStamp } from './load/catalog-loader';
 import { CatalogStore } from './catalog-store';
 import type { CatalogSource } from './catalog-store';
-import { CatalogChangeFeed } from './change-feed';
+import { CatalogChangeFeed } from './load/change-feed';
 
 const CREATED = '2026-11-30T00:00:00Z';
 

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Metrics } from '../metrics';
-import type { TenantCatalog } from './tenant-catalog';
-import { CatalogChangeFeed } from './change-feed';
-import type { CatalogChangeListener } from './change-feed';
-import { CatalogLoader, tenantMissing } from './catalog-loader';
-import type { CatalogStamp } from './catalog-loader';
+import type { TenantCatalog } from './model/tenant-catalog';
+import { CatalogChangeFeed } from './load/change-feed';
+import type { CatalogChangeListener } from './load/change-feed';
+import { CatalogLoader, tenantMissing } from './load/catalog-loader';
+import type { CatalogStamp } from './load/catalog-loader';
 import { CatalogBuilds } from './catalog-builds';
 import { CatalogCompletion, installation } from './catalog-completion';
 import { stampOrStale } from './catalog-freshness';

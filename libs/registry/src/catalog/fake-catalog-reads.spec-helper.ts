@@ -1,5 +1,5 @@
-import type { CatalogReads } from './catalog-loader';
-import type { PagedReads, SnapshotReads } from './catalog-paging';
+import type { CatalogReads } from './load/catalog-loader';
+import type { PagedReads, SnapshotReads } from './load/catalog-paging';
 import type {
   AccessRecords,
   GeneratedToolRecord,
@@ -7,7 +7,7 @@ import type {
   ReportSelection,
   StoredReport,
   TenantRecord,
-} from './catalog-records';
+} from './model/catalog-records';
 import { accessRecords, TENANT } from './fixtures.spec-helper';
 
 interface FakeTenant {

@@ -1,9 +1,9 @@
 import { ReportTool } from '@app/templates';
 import { AccessPolicy } from '../access/access-policy';
-import type { AccessRecords, StoredReport, TenantRecord } from './catalog-records';
-import { ReportSet } from './report-set';
-import type { AdmitReport } from './report-set';
-import { TenantCatalog } from './tenant-catalog';
+import type { AccessRecords, StoredReport, TenantRecord } from './model/catalog-records';
+import { ReportSet } from './model/report-set';
+import type { AdmitReport } from './model/report-set';
+import { TenantCatalog } from './model/tenant-catalog';
 
 /** Test fixtures for pure specs: reports, access records and catalogs built in memory. */
 export const TENANT: TenantRecord = {

@@ -10,14 +10,14 @@ import { BuiltinTools } from '../listing/builtin-tools';
 import { CatalogService } from '../listing/catalog.service';
 import { Metrics } from '../metrics';
 import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';
-import { AdmissionVerdictRepository } from './admission-verdict.repository';
-import type { VerdictStore } from './admission-verdicts';
-import { CatalogLoader } from './catalog-loader';
+import { AdmissionVerdictRepository } from './judge/admission-verdict.repository';
+import type { VerdictStore } from './judge/template-verdicts';
+import { CatalogLoader } from './load/catalog-loader';
 import { CatalogStore } from './catalog-store';
-import { CatalogRepository } from './catalog.repository';
-import { CatalogChangeFeed } from './change-feed';
-import { ReportAdmission } from './report-admission';
-import { SharedCache } from './shared-cache';
+import { CatalogRepository } from './load/catalog.repository';
+import { CatalogChangeFeed } from './load/change-feed';
+import { ReportAdmission } from './judge/report-admission';
+import { SharedCache } from './cache/shared-cache';
 
 const SIZE = 2_000;
 // judging 2,000 templates takes a few seconds alone, much longer on a loaded CI machine

@@ -4,16 +4,16 @@ import { BuiltinTools } from '../listing/builtin-tools';
 import { CatalogService } from '../listing/catalog.service';
 import { Metrics } from '../metrics';
 import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';
-import { AdmissionVerdictRepository } from './admission-verdict.repository';
-import { CatalogLoader } from './catalog-loader';
-import type { CatalogReads } from './catalog-loader';
-import type { PagedReads, SnapshotReads } from './catalog-paging';
+import { AdmissionVerdictRepository } from './judge/admission-verdict.repository';
+import { CatalogLoader } from './load/catalog-loader';
+import type { CatalogReads } from './load/catalog-loader';
+import type { PagedReads, SnapshotReads } from './load/catalog-paging';
 import { CatalogStore } from './catalog-store';
-import { CatalogRepository } from './catalog.repository';
-import type { ReportSelection, StoredReport } from './catalog-records';
-import { CatalogChangeFeed } from './change-feed';
-import { ReportAdmission } from './report-admission';
-import { SharedCache } from './shared-cache';
+import { CatalogRepository } from './load/catalog.repository';
+import type { ReportSelection, StoredReport } from './model/catalog-records';
+import { CatalogChangeFeed } from './load/change-feed';
+import { ReportAdmission } from './judge/report-admission';
+import { SharedCache } from './cache/shared-cache';
 
 /** How a read of reports selected them: by reach, a page, changes, or the whole tenant. */
 function kindOf(selection: ReportSelection): string {

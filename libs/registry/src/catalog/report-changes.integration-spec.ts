@@ -5,11 +5,11 @@ import type { RawBuilder } from 'kysely';
 import pg from 'pg';
 import { createTestDatabase } from '../../../../test/support/test-database';
 import type { TestDatabase } from '../../../../test/support/test-database';
-import { CatalogRepository } from './catalog.repository';
+import { CatalogRepository } from './load/catalog.repository';
 import type { CatalogService } from '../listing/catalog.service';
 import type { Principal } from '../access/principal';
 import { standaloneCatalog } from '../testing';
-import type { TenantCatalog } from './tenant-catalog';
+import type { TenantCatalog } from './model/tenant-catalog';
 
 const admin: Principal = { tenantId: 'acme', userId: 'root', roles: ['admin'], claims: {} };
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { GeneratedToolRecord } from './catalog-records';
+import type { GeneratedToolRecord } from './model/catalog-records';
 import { accessRecords, storedReport, TENANT } from './fixtures.spec-helper';
-import type { CatalogSnapshot } from './l2-values';
+import type { CatalogSnapshot } from './cache/l2-values';
 
 /** A generated tool record whose sha256 matches its source (so it is admitted). */
 export function generatedRecord(

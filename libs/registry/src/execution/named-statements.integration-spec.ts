@@ -5,7 +5,7 @@ import { initSqlParser, ReportTool } from '@app/templates';
 import { createTestDatabase } from '../../../../test/support/test-database';
 import type { TestDatabase } from '../../../../test/support/test-database';
 import type { Principal } from '../access/principal';
-import type { TenantCatalog } from '../catalog/tenant-catalog';
+import type { TenantCatalog } from '../catalog/model/tenant-catalog';
 import type { CatalogService } from '../listing/catalog.service';
 import { standaloneCatalog } from '../testing';
 import { DEFAULT_REGISTRY_OPTIONS } from '../tokens';

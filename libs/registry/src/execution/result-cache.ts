@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { CatalogRepository } from '../catalog/catalog.repository';
-import { tenantScope } from '../catalog/l2-values';
-import { SharedCache } from '../catalog/shared-cache';
+import { CatalogRepository } from '../catalog/load/catalog.repository';
+import { tenantScope } from '../catalog/cache/l2-values';
+import { SharedCache } from '../catalog/cache/shared-cache';
 import { Metrics } from '../metrics';
 import { REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions, ResultCacheSettings } from '../tokens';

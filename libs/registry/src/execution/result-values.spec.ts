@@ -1,4 +1,4 @@
-import { seal } from '../catalog/l2-values';
+import { seal } from '../catalog/cache/l2-values';
 import { openResult, resultKey, sealResult } from './result-values';
 import type { CachedPage, ResultKeyParts } from './result-values';
 

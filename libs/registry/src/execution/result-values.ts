@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { seal, unseal } from '../catalog/l2-values';
+import { seal, unseal } from '../catalog/cache/l2-values';
 import type { ToolResultPage } from './tool-outcome';
 
 /**

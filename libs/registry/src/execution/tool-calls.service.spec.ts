@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '@app/templates';
 import type { Principal } from '../access/principal';
-import type { GeneratedTool, GeneratedToolRunner } from '../catalog/generated-tools';
-import type { TenantCatalog } from '../catalog/tenant-catalog';
+import type { GeneratedTool, GeneratedToolRunner } from '../catalog/model/generated-tools';
+import type { TenantCatalog } from '../catalog/model/tenant-catalog';
 import { toolNotFound } from '../errors';
 import type { CatalogService } from '../listing/catalog.service';
 import type { ServedTool } from '../listing/served-tool';

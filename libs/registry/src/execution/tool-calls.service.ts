@@ -7,8 +7,8 @@ import { ReportExecutor } from './report-executor';
 import { toolFailure } from './tool-outcome';
 import { RegistryError } from '../errors';
 import type { ToolCallOutcome } from './tool-outcome';
-import { GENERATED_TOOL_RUNNER } from '../catalog/generated-tools';
-import type { GeneratedToolRunner } from '../catalog/generated-tools';
+import { GENERATED_TOOL_RUNNER } from '../catalog/model/generated-tools';
+import type { GeneratedToolRunner } from '../catalog/model/generated-tools';
 
 /**
  * The refusal of arguments nested too deep or too big, or undefined: what every path that runs

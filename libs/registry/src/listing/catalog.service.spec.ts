@@ -1,8 +1,8 @@
 import { initSqlParser, reportToolName } from '@app/templates';
 import type { Principal } from '../access/principal';
 import type { CatalogStore } from '../catalog/catalog-store';
-import { SharedCache } from '../catalog/shared-cache';
-import { TenantCatalog } from '../catalog/tenant-catalog';
+import { SharedCache } from '../catalog/cache/shared-cache';
+import { TenantCatalog } from '../catalog/model/tenant-catalog';
 import type { Metrics } from '../metrics';
 import { BuiltinTools } from './builtin-tools';
 import { CatalogService } from './catalog.service';

@@ -9,12 +9,12 @@ import type { ListShaper } from './list-shaper';
 import { Metrics } from '../metrics';
 import type { Principal } from '../access/principal';
 import type { ServedTool } from './served-tool';
-import { SharedCache } from '../catalog/shared-cache';
+import { SharedCache } from '../catalog/cache/shared-cache';
 import { bodyKey, ListBodies } from './list-bodies';
 import type { ListVariant } from './list-bodies';
 import { toolsetKey } from './toolset';
 import { ToolVisibility } from './tool-visibility';
-import type { TenantCatalog } from '../catalog/tenant-catalog';
+import type { TenantCatalog } from '../catalog/model/tenant-catalog';
 import { DEFAULT_REGISTRY_OPTIONS, REGISTRY_OPTIONS } from '../tokens';
 import type { RegistryOptions } from '../tokens';
 

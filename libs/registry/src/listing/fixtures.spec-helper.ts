@@ -1,6 +1,6 @@
 import type { BuiltinTool } from './served-tool';
 import { accessRecords, storedReport, tenantCatalog } from '../catalog/fixtures.spec-helper';
-import type { TenantCatalog } from '../catalog/tenant-catalog';
+import type { TenantCatalog } from '../catalog/model/tenant-catalog';
 
 /**
  * acme with revenue and margin (sales) and payroll (finance): analysts are granted sales, the

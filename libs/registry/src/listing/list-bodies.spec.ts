@@ -1,7 +1,7 @@
 import { Metrics } from '../metrics';
-import { SharedCache } from '../catalog/shared-cache';
+import { SharedCache } from '../catalog/cache/shared-cache';
 import { FakeRedis } from '../catalog/fake-redis.spec-helper';
-import { listKey, seal } from '../catalog/l2-values';
+import { listKey, seal } from '../catalog/cache/l2-values';
 import { bodyKey, ListBodies } from './list-bodies';
 
 const acme = { id: 'acme', createdAt: '2026-11-30T00:00:00Z' };

@@ -1,5 +1,5 @@
-import { listKey, openListBody, seal } from '../catalog/l2-values';
-import type { SharedCache } from '../catalog/shared-cache';
+import { listKey, openListBody, seal } from '../catalog/cache/l2-values';
+import type { SharedCache } from '../catalog/cache/shared-cache';
 import type { Metrics } from '../metrics';
 import { LRUCache } from 'lru-cache';
 import { ListCache } from './list-cache';

@@ -1,6 +1,10 @@
 import { initSqlParser, ReportTool } from '@app/templates';
 import { storedReport } from '../catalog/fixtures.spec-helper';
-import { GENERATED_CATEGORY, GeneratedTool, TOOL_AUTHOR_ROLE } from '../catalog/generated-tools';
+import {
+  GENERATED_CATEGORY,
+  GeneratedTool,
+  TOOL_AUTHOR_ROLE,
+} from '../catalog/model/generated-tools';
 import { generatedRecord } from '../catalog/snapshot.spec-helper';
 import { accessSubject } from './served-tool';
 import { builtinTool } from './fixtures.spec-helper';

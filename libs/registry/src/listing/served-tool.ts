@@ -1,7 +1,7 @@
 import type { ReportTool, ToolDefinition } from '@app/templates';
 import type { AccessSubject } from '../access/grant-members';
-import { GENERATED_CATEGORY, TOOL_AUTHOR_ROLE } from '../catalog/generated-tools';
-import type { GeneratedTool } from '../catalog/generated-tools';
+import { GENERATED_CATEGORY, TOOL_AUTHOR_ROLE } from '../catalog/model/generated-tools';
+import type { GeneratedTool } from '../catalog/model/generated-tools';
 import type { Principal } from '../access/principal';
 import type { ToolCallOutcome } from '../execution/tool-outcome';
 

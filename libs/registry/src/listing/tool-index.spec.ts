@@ -1,9 +1,9 @@
 import { initSqlParser, reportToolName } from '@app/templates';
 import type { ToolDefinition } from '@app/templates';
 import { admitAll, storedReport } from '../catalog/fixtures.spec-helper';
-import { GeneratedTool } from '../catalog/generated-tools';
-import type { GeneratedToolRecord } from '../catalog/catalog-records';
-import { ReportSet } from '../catalog/report-set';
+import { GeneratedTool } from '../catalog/model/generated-tools';
+import type { GeneratedToolRecord } from '../catalog/model/catalog-records';
+import { ReportSet } from '../catalog/model/report-set';
 import type { BuiltinTool } from './served-tool';
 import { ToolIndex } from './tool-index';
 

@@ -1,6 +1,6 @@
 import { reportToolName } from '@app/templates';
-import type { GeneratedTool } from '../catalog/generated-tools';
-import type { ReportSet } from '../catalog/report-set';
+import type { GeneratedTool } from '../catalog/model/generated-tools';
+import type { ReportSet } from '../catalog/model/report-set';
 import type { BuiltinTool, ServedTool } from './served-tool';
 
 /**

@@ -1,5 +1,5 @@
 import type { Principal } from '../access/principal';
-import type { TenantCatalog } from '../catalog/tenant-catalog';
+import type { TenantCatalog } from '../catalog/model/tenant-catalog';
 import type { BuiltinTools } from './builtin-tools';
 import type { ServedTool } from './served-tool';
 import { ToolIndex } from './tool-index';

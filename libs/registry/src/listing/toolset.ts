@@ -1,6 +1,6 @@
 import type { Principal } from '../access/principal';
 import { permissionSetKey } from '../access/permission-key';
-import type { TenantCatalog } from '../catalog/tenant-catalog';
+import type { TenantCatalog } from '../catalog/model/tenant-catalog';
 import { RegistryError } from '../errors';
 import { accessSubject } from './served-tool';
 import type { ServedTool } from './served-tool';
