@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
  * (roles are cluster-wide) and can log in nowhere. A tenant's data source whose server has it is
  * a gateway's own server and is refused, whatever login and database the URL names. Creating a
  * role needs CREATEROLE; without it the migration warns and the gateway still refuses its own
- * server by its start time and database (libs/registry/src/datasources/source-connect.ts).
+ * server by its start time and database (libs/registry/src/datasources/boundary/source-connect.ts).
  * Kept on `down`: other databases of the server may rely on it. Frozen.
  */
 export async function up(db: Kysely<any>): Promise<void> {

@@ -104,15 +104,15 @@ export type { AdminReportView, ReportStatusView } from './admin/report-admin.ser
 export { ReportRepository } from './admin/report.repository';
 
 // tenant data sources (issue #30)
-export { DatasourceAdminService } from './datasources/datasource-admin.service';
-export type { DatasourceView } from './datasources/datasource-admin.service';
-export { DatasourcePools } from './datasources/source-pools';
-export type { EndpointHealth } from './datasources/running-source';
+export { DatasourceAdminService } from './datasources/register/datasource-admin.service';
+export type { DatasourceView } from './datasources/register/datasource-admin.service';
+export { DatasourcePools } from './datasources/run/source-pools';
+export type { EndpointHealth } from './datasources/run/running-source';
 export { DatasourceRepository } from './datasources/datasource.repository';
 export { DEFAULT_DATASOURCE_OPTIONS } from './datasources/datasource-options';
-export { AllowedNetworks } from './datasources/allowed-networks';
+export { AllowedNetworks } from './datasources/boundary/allowed-networks';
 export { ResultCache, withCachePreference } from './execution/result-cache';
 export type { CachePreference } from './execution/result-cache';
 export type { DatasourceOptions } from './datasources/datasource-options';
-export { parseDatasourceKey, SecretBox } from './datasources/secret-box';
-export { DatasourceUnavailableError } from './datasources/datasource-unavailable';
+export { parseDatasourceKey, SecretBox } from './datasources/boundary/secret-box';
+export { DatasourceUnavailableError } from './datasources/run/datasource-unavailable';

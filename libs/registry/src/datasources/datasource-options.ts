@@ -1,6 +1,6 @@
-import { AllowedNetworks } from './allowed-networks';
-import { endpointLabel, ENGINE_SCHEMES } from './source-address';
-import type { SourceEndpoint } from './source-address';
+import { AllowedNetworks } from './boundary/allowed-networks';
+import { endpointLabel, ENGINE_SCHEMES } from './boundary/source-address';
+import type { SourceEndpoint } from './boundary/source-address';
 
 /** Tenant data sources (issues #30, #37): the key, where sources may point, the pools' limits. */
 export interface DatasourceOptions {

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DatabaseHandle, ShownConnection } from '@app/db';
 import { sql } from 'kysely';
 import { DATABASE } from '../tokens';
-import type { ServerFingerprint } from './source-connect';
-import type { SourceEngine } from './source-address';
+import type { ServerFingerprint } from './boundary/source-connect';
+import type { SourceEngine } from './boundary/source-address';
 
 /** A registered data source as stored: the connection only sealed (SecretBox). */
 export interface StoredDatasource {

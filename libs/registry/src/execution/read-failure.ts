@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ResultTooLargeError } from '@app/db';
-import { DatasourceUnavailableError } from '../datasources/datasource-unavailable';
+import { DatasourceUnavailableError } from '../datasources/run/datasource-unavailable';
 import { toolFailure } from './tool-outcome';
 import type { ToolCallOutcome } from './tool-outcome';
 

@@ -3,8 +3,8 @@ import type { DatabaseHandle, GuardedReadResult, NamedStatement, SqlResult } fro
 import type { ReportTool } from '@app/templates';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { SourceScope } from '../catalog/model/catalog-records';
-import { DatasourcePools } from '../datasources/source-pools';
-import { DatasourceUnavailableError } from '../datasources/datasource-unavailable';
+import { DatasourcePools } from '../datasources/run/source-pools';
+import { DatasourceUnavailableError } from '../datasources/run/datasource-unavailable';
 import type { Principal } from '../access/principal';
 import type { TenantCatalog } from '../catalog/model/tenant-catalog';
 import { activeCallSignal, activeTraceId, withSpan } from '../tracing';

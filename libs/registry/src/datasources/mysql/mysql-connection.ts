@@ -1,7 +1,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import type { ConnectionOptions } from 'mysql2';
-import type { SourceEndpoint } from '../source-address';
+import type { SourceEndpoint } from '../boundary/source-address';
 
 /**
  * mysql2's options for one server of a MySQL-protocol source (issue #42), built from the parsed

@@ -1,8 +1,8 @@
 import type { TemplateProblem } from '@app/templates';
 import mysql from 'mysql2/promise';
-import { uniformly } from '../uniform-wait';
-import type { SourceEndpoint } from '../source-address';
-import type { SourceConnector } from '../source-connect';
+import { uniformly } from '../boundary/uniform-wait';
+import type { SourceEndpoint } from '../boundary/source-address';
+import type { SourceConnector } from '../boundary/source-connect';
 import { grantProblems } from './mysql-grants';
 import { mysqlOptions } from './mysql-connection';
 import { readMysqlLogin } from './mysql-session.repository';

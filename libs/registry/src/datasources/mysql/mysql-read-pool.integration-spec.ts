@@ -2,9 +2,9 @@ import { ReadCancelledError, ResultTooLargeError } from '@app/db';
 import type { ReadPool } from '@app/db';
 import { createMariaDatabase } from '../../../../../test/support/mariadb';
 import type { MariaDatabase, MariaLogin } from '../../../../../test/support/mariadb';
-import { AllowedNetworks } from '../allowed-networks';
-import { parseSourceUrl } from '../source-address';
-import { SourceConnector, SourceRefusedError } from '../source-connect';
+import { AllowedNetworks } from '../boundary/allowed-networks';
+import { parseSourceUrl } from '../boundary/source-address';
+import { SourceConnector, SourceRefusedError } from '../boundary/source-connect';
 import { openMysqlReadPool } from './mysql-read-pool';
 
 /**

@@ -3,8 +3,8 @@ import type { GuardedReadRequest, GuardedReadResult, ReadPool, SqlSession } from
 import mysql from 'mysql2';
 import type { Pool, PoolConnection } from 'mysql2';
 import type { ReadPoolOptions } from '@app/db';
-import type { SourceEndpoint } from '../source-address';
-import type { SourceConnector } from '../source-connect';
+import type { SourceEndpoint } from '../boundary/source-address';
+import type { SourceConnector } from '../boundary/source-connect';
 import { gatewayError, mysqlOptions } from './mysql-connection';
 import { connection, run, streamRows } from './mysql-read';
 import { MYSQL_SQL } from './mysql-session.repository';

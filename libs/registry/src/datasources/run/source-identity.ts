@@ -1,4 +1,4 @@
-import type { Principal } from '../access/principal';
+import type { Principal } from '../../access/principal';
 
 /**
  * The caller's identity as a `pass_identity` source is told it (issue #42), as the JSON its

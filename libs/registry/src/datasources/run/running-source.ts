@@ -1,12 +1,12 @@
 import type { ReadPool } from '@app/db';
-import type { Metrics } from '../metrics';
+import type { Metrics } from '../../metrics';
 import type { CircuitBreaker } from './circuit-breaker';
-import type { StoredDatasource } from './datasource.repository';
-import type { SourceConnection } from './datasource-options';
+import type { StoredDatasource } from '../datasource.repository';
+import type { SourceConnection } from '../datasource-options';
 import { DatasourceUnavailableError } from './datasource-unavailable';
-import { parseSourceUrl } from './source-address';
+import { parseSourceUrl } from '../boundary/source-address';
 import type { BreakerState } from './circuit-breaker';
-import type { SourceEndpoint } from './source-address';
+import type { SourceEndpoint } from '../boundary/source-address';
 
 /** One server of a source: the primary or a replica, its lazily opened pool and its breaker. */
 export interface Endpoint {

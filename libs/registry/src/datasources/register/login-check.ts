@@ -1,10 +1,10 @@
 import type { TemplateProblem } from '@app/templates';
 import type { ParsedDatasource } from './datasource-document';
-import { endpointLabel } from './source-address';
-import { SourceRefusedError } from './source-connect';
-import type { SourceConnector } from './source-connect';
-import { mysqlLoginProblems } from './mysql/mysql-login-check';
-import { factProblems, postgresLoginFacts } from './postgres-login-check';
+import { endpointLabel } from '../boundary/source-address';
+import { SourceRefusedError } from '../boundary/source-connect';
+import type { SourceConnector } from '../boundary/source-connect';
+import { mysqlLoginProblems } from '../mysql/mysql-login-check';
+import { factProblems, postgresLoginFacts } from '../postgres/postgres-login-check';
 
 /**
  * The one answer to every failure to reach a server or log in to it (refused, closed, not

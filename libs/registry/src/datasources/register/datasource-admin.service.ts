@@ -1,18 +1,18 @@
 import type { TemplateProblem } from '@app/templates';
 import { Injectable } from '@nestjs/common';
-import type { Principal } from '../access/principal';
-import { CatalogStore } from '../catalog/catalog-store';
-import { RegistryError } from '../errors';
-import { DatasourceRepository } from './datasource.repository';
-import type { StoredDatasource } from './datasource.repository';
+import type { Principal } from '../../access/principal';
+import { CatalogStore } from '../../catalog/catalog-store';
+import { RegistryError } from '../../errors';
+import { DatasourceRepository } from '../datasource.repository';
+import type { StoredDatasource } from '../datasource.repository';
 import { DATASOURCE_NAME, parseDatasourceDocument } from './datasource-document';
 import type { DatasourceDocument } from './datasource-document';
-import { shownUrl } from './datasource-options';
-import type { SourceConnection } from './datasource-options';
+import { shownUrl } from '../datasource-options';
+import type { SourceConnection } from '../datasource-options';
 import { loginProblems } from './login-check';
-import { DatasourcePools } from './source-pools';
-import type { EndpointHealth } from './running-source';
-import type { SourceEngine } from './source-address';
+import { DatasourcePools } from '../run/source-pools';
+import type { EndpointHealth } from '../run/running-source';
+import type { SourceEngine } from '../boundary/source-address';
 
 /**
  * How long a registration waits for each server: a fixed time for every failure to reach one or

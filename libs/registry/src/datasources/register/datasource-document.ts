@@ -1,7 +1,7 @@
 import Ajv from 'ajv';
 import type { TemplateProblem } from '@app/templates';
-import { parseSourceUrl } from './source-address';
-import type { SourceEndpoint, SourceEngine } from './source-address';
+import { parseSourceUrl } from '../boundary/source-address';
+import type { SourceEndpoint, SourceEngine } from '../boundary/source-address';
 
 /** A data source as `PUT /v1/admin/datasources/{name}` takes it. */
 export interface DatasourceDocument {

@@ -1,9 +1,9 @@
 import type { TemplateProblem } from '@app/templates';
-import type { SourceEndpoint } from './source-address';
-import type { SourceConnector } from './source-connect';
+import type { SourceEndpoint } from '../boundary/source-address';
+import type { SourceConnector } from '../boundary/source-connect';
 import { readLoginFacts } from './source-server.repository';
 import type { LoginFacts } from './source-server.repository';
-import { uniformly } from './uniform-wait';
+import { uniformly } from '../boundary/uniform-wait';
 
 /**
  * The login's facts over one connection made through the connector; any failure before the

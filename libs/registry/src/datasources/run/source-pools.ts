@@ -2,24 +2,24 @@ import { openReadPool } from '@app/db';
 import type { GuardedReadRequest, GuardedReadResult, ReadPool } from '@app/db';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
-import type { Principal } from '../access/principal';
-import { Metrics } from '../metrics';
-import { REGISTRY_OPTIONS } from '../tokens';
-import type { RegistryOptions } from '../tokens';
+import type { Principal } from '../../access/principal';
+import { Metrics } from '../../metrics';
+import { REGISTRY_OPTIONS } from '../../tokens';
+import type { RegistryOptions } from '../../tokens';
 import { CircuitBreaker } from './circuit-breaker';
-import { DatasourceRepository } from './datasource.repository';
-import { DEFAULT_DATASOURCE_OPTIONS } from './datasource-options';
-import type { DatasourceOptions, SourceConnection } from './datasource-options';
+import { DatasourceRepository } from '../datasource.repository';
+import { DEFAULT_DATASOURCE_OPTIONS } from '../datasource-options';
+import type { DatasourceOptions, SourceConnection } from '../datasource-options';
 import { connectionFailure, DatasourceUnavailableError } from './datasource-unavailable';
-import { SecretBox } from './secret-box';
-import { ConnectionShares } from './connection-shares';
+import { SecretBox } from '../boundary/secret-box';
+import { ConnectionShares } from '../boundary/connection-shares';
 import { describeSourceMetrics, runningSource } from './running-source';
 import { identityClaims } from './source-identity';
 import type { Endpoint, EndpointHealth, RunningSource } from './running-source';
-import { SourceConnector, SourceRefusedError } from './source-connect';
-import { probeServer } from './source-server.repository';
-import { openMysqlReadPool } from './mysql/mysql-read-pool';
-import { probeMysqlServer } from './mysql/mysql-session.repository';
+import { SourceConnector, SourceRefusedError } from '../boundary/source-connect';
+import { probeServer } from '../postgres/source-server.repository';
+import { openMysqlReadPool } from '../mysql/mysql-read-pool';
+import { probeMysqlServer } from '../mysql/mysql-session.repository';
 
 /**
  * One bounded pool per source endpoint per instance (issue #30): opened on the first call,
