@@ -1,5 +1,5 @@
-import { cut } from './contract';
-import type { CallStats } from './generated-tool-stats.repository';
+import { cut } from '../contract';
+import type { CallStats } from '../store/generated-tool-stats.repository';
 
 /**
  * Call statistics of generated tools, batched: counted in memory, written once a second at

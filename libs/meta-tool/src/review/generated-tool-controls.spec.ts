@@ -10,7 +10,7 @@ import {
   reviewer,
   setup,
   TENANT,
-} from './meta-tool.fakes.spec-helper';
+} from '../meta-tool.fakes.spec-helper';
 
 const admin: Principal = { tenantId: TENANT, userId: 'ada', roles: ['admin'], claims: {} };
 const directories: string[] = [];

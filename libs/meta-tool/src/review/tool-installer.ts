@@ -1,20 +1,20 @@
 import { CatalogStore } from '@app/registry';
 import type { TenantCatalog } from '@app/registry';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { GeneratedDataAccess } from './data-access';
-import { ProposalDecisions } from './decision.repository';
+import { GeneratedDataAccess } from '../run/data-access';
+import { ProposalDecisions } from '../store/decision.repository';
 import { GateMetrics } from './gate-metrics';
-import { GeneratedToolRepository } from './generated-tool.repository';
-import { META_TOOL_OPTIONS, resolveOptions } from './options';
-import type { MetaToolOptions } from './options';
-import type { Proposal } from './proposal.repository';
+import { GeneratedToolRepository } from '../store/generated-tool.repository';
+import { META_TOOL_OPTIONS, resolveOptions } from '../options';
+import type { MetaToolOptions } from '../options';
+import type { Proposal } from '../store/proposal.repository';
 import { installedDecision } from './proposal-outcomes';
 import type { Decision } from './proposal-outcomes';
 import { RuntimeGate } from './runtime-gate';
 import type { RuntimeVerdict } from './runtime-gate';
 
 type PassedVerdict = Extract<RuntimeVerdict, { ok: true }>;
-import { ToolFiles } from './tool-files';
+import { ToolFiles } from '../store/tool-files';
 
 /**
  * An approved proposal's install: the tenant's tool limit, the runtime gate run as the

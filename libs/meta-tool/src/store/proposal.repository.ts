@@ -3,7 +3,7 @@ import type { ProposalStatus } from '@app/db';
 import { activeTraceId } from '@app/registry';
 import { Injectable } from '@nestjs/common';
 import { auditIn, GatewayRepository } from './gateway.repository';
-import type { ProposalInput } from './contract';
+import type { ProposalInput } from '../contract';
 import { sha256 } from './tool-files';
 
 export interface Proposal {

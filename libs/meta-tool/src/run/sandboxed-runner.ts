@@ -9,21 +9,21 @@ import type {
 } from '@app/registry';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
-import { cut } from './contract';
+import { cut } from '../contract';
 import { GeneratedDataAccess } from './data-access';
 import { RunQueries } from './run-queries';
 import { CallStatsBatch } from './call-stats';
 import { redactValues, RunValues } from './error-redaction';
 import { RunLog } from './run-log';
-import { GeneratedToolStatsRepository } from './generated-tool-stats.repository';
+import { GeneratedToolStatsRepository } from '../store/generated-tool-stats.repository';
 import type { RunScope, TenantScope } from './data-access';
-import { META_TOOL_OPTIONS, resolveOptions } from './options';
+import { META_TOOL_OPTIONS, resolveOptions } from '../options';
 import { hostArguments, hostResultJson } from './host-call-bounds';
 import { argumentsJson } from './run-arguments';
-import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
+import type { MetaToolOptions, ResolvedMetaToolOptions } from '../options';
 import { SandboxPool } from './sandbox/sandbox';
 import type { SandboxLayers, SandboxOutcome } from './sandbox/sandbox';
-import { sha256, ToolFiles } from './tool-files';
+import { sha256, ToolFiles } from '../store/tool-files';
 
 export interface SandboxRun {
   scope: RunScope;

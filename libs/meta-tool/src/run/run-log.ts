@@ -1,4 +1,4 @@
-import { cut } from './contract';
+import { cut } from '../contract';
 import { redactValues } from './error-redaction';
 import type { RunValues } from './error-redaction';
 

@@ -1,14 +1,14 @@
 import { CatalogStore } from '@app/registry';
 import type { AccessPolicy, Principal } from '@app/registry';
 import { Inject, Injectable } from '@nestjs/common';
-import { MetaToolError, TOOL_REVIEWER_ROLE } from './contract';
-import { META_TOOL_OPTIONS, resolveOptions } from './options';
-import type { MetaToolOptions } from './options';
+import { MetaToolError, TOOL_REVIEWER_ROLE } from '../contract';
+import { META_TOOL_OPTIONS, resolveOptions } from '../options';
+import type { MetaToolOptions } from '../options';
 import { notFound } from './proposal-outcomes';
-import { GeneratedToolRepository } from './generated-tool.repository';
-import type { GeneratedToolView } from './generated-tool.repository';
+import { GeneratedToolRepository } from '../store/generated-tool.repository';
+import type { GeneratedToolView } from '../store/generated-tool.repository';
 import { ToolWriteQueue } from './serial-queue';
-import { ToolFiles } from './tool-files';
+import { ToolFiles } from '../store/tool-files';
 
 const ADMIN_ROLE = 'admin';
 

@@ -7,7 +7,7 @@ import {
   setupPerFile,
   TENANT,
   toolCode,
-} from './meta-tool.fakes.spec-helper';
+} from '../meta-tool.fakes.spec-helper';
 
 const made = setupPerFile();
 function reviewing() {

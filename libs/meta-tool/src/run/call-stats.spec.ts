@@ -1,5 +1,5 @@
 import { CallStatsBatch } from './call-stats';
-import type { CallStats } from './generated-tool-stats.repository';
+import type { CallStats } from '../store/generated-tool-stats.repository';
 
 describe('CallStatsBatch', () => {
   it('adds up the calls and errors of each tool into one write per flush', async () => {

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Proposal } from './proposal.repository';
+import type { Proposal } from '../store/proposal.repository';
 import type { Decision, DecisionEvent } from './proposal-outcomes';
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { reviewer, setupPerFile, TENANT, toolCode } from './meta-tool.fakes.spec-helper';
+import { reviewer, setupPerFile, TENANT, toolCode } from '../meta-tool.fakes.spec-helper';
 
 const made = setupPerFile();
 function installing(options: Parameters<typeof made>[0] = {}) {

@@ -1,12 +1,12 @@
 import { CatalogStore } from '@app/registry';
 import type { Principal, TenantCatalog } from '@app/registry';
 import { Injectable, Logger } from '@nestjs/common';
-import { MetaToolError, TOOL_REVIEWER_ROLE } from './contract';
+import { MetaToolError, TOOL_REVIEWER_ROLE } from '../contract';
 import { DecisionEvents } from './decision-events';
-import { ProposalDecisions } from './decision.repository';
+import { ProposalDecisions } from '../store/decision.repository';
 import { GateMetrics } from './gate-metrics';
-import { ProposalRepository } from './proposal.repository';
-import type { Proposal } from './proposal.repository';
+import { ProposalRepository } from '../store/proposal.repository';
+import type { Proposal } from '../store/proposal.repository';
 import type { Decision } from './proposal-outcomes';
 import { ToolWriteQueue } from './serial-queue';
 import { ToolInstaller } from './tool-installer';

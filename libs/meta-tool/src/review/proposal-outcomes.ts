@@ -1,7 +1,7 @@
 import { toolFailure, toolText } from '@app/registry';
 import type { ToolCallOutcome } from '@app/registry';
-import { cut, META_TOOL_NAME, MetaToolError } from './contract';
-import type { Proposal } from './proposal.repository';
+import { cut, META_TOOL_NAME, MetaToolError } from '../contract';
+import type { Proposal } from '../store/proposal.repository';
 
 /**
  * What a proposal's state and a decision look like to the model and to sessions: the

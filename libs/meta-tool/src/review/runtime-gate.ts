@@ -1,12 +1,12 @@
 import { ArgumentValidator } from '@app/templates';
 import type { JsonSchema } from '@app/templates';
 import { Injectable } from '@nestjs/common';
-import { cut, MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES } from './contract';
-import type { RunScope } from './data-access';
-import type { SandboxOutcome } from './sandbox/sandbox';
-import type { Proposal } from './proposal.repository';
-import { schemaProblems } from './schema-safety';
-import { SandboxedToolRunner } from './sandboxed-runner';
+import { cut, MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES } from '../contract';
+import type { RunScope } from '../run/data-access';
+import type { SandboxOutcome } from '../run/sandbox/sandbox';
+import type { Proposal } from '../store/proposal.repository';
+import { schemaProblems } from '../propose/schema-safety';
+import { SandboxedToolRunner } from '../run/sandboxed-runner';
 
 export type RuntimeVerdict =
   | {

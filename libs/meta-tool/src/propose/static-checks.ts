@@ -1,13 +1,13 @@
 import { BuiltinTools } from '@app/registry';
 import type { Principal, TenantCatalog } from '@app/registry';
 import { Inject, Injectable } from '@nestjs/common';
-import { META_TOOL_NAME } from './contract';
-import type { GateViolation, ProposalInput } from './contract';
-import { GeneratedDataAccess } from './data-access';
-import { GeneratedToolRepository } from './generated-tool.repository';
-import { META_TOOL_OPTIONS, resolveOptions } from './options';
-import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
-import { ProposalRepository } from './proposal.repository';
+import { META_TOOL_NAME } from '../contract';
+import type { GateViolation, ProposalInput } from '../contract';
+import { GeneratedDataAccess } from '../run/data-access';
+import { GeneratedToolRepository } from '../store/generated-tool.repository';
+import { META_TOOL_OPTIONS, resolveOptions } from '../options';
+import type { MetaToolOptions, ResolvedMetaToolOptions } from '../options';
+import { ProposalRepository } from '../store/proposal.repository';
 import { staticGate } from './static-gate';
 
 /**

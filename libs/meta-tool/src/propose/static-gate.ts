@@ -7,8 +7,8 @@ import {
   MAX_DESCRIPTION_CHARS,
   MAX_NAME_CHARS,
   MAX_SOURCE_BYTES,
-} from './contract';
-import type { GateViolation } from './contract';
+} from '../contract';
+import type { GateViolation } from '../contract';
 import { hasDefaultExport, imports, queryLiterals } from './module-syntax';
 import type { QueryLiteral } from './module-syntax';
 
