@@ -198,7 +198,6 @@ const PENDING: ReadonlyMap<string, number> = new Map([
   ['apps/gateway/src/mcp/modern/mcp-stateless.service.ts', 295],
   ['apps/gateway/src/console/console-admin.service.ts', 263],
   ['apps/console/src/screens/author.tsx', 554],
-  ['libs/meta-tool/src/run/sandbox/worker-source.ts', 360],
   ['libs/registry/src/datasources/source-pools.ts', 323],
   ['libs/registry/src/execution/report-executor.ts', 303],
   ['libs/registry/src/execution/report-usage.ts', 289],

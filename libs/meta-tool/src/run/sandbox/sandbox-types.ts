@@ -66,7 +66,7 @@ export interface SandboxPoolOptions {
   limits: SandboxLimits;
   /** run children in their own namespaces: bubblewrap where it works, else unshare -rn */
   isolateNetwork: boolean;
-  /** the child program; tests replace it with a hostile one to prove the boundary holds */
+  /** a child program's text to run instead of `child/main.ts`: tests give a hostile one */
   workerSource?: string;
 }
 

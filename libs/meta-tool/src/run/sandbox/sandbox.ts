@@ -4,6 +4,7 @@ import type {
   SandboxOutcome,
   SandboxPoolOptions,
 } from './sandbox-types';
+import { childProgram } from './child-program';
 import { NODE_MODULES } from './spawn-child';
 import { Worker } from './worker';
 import { chooseWrapper, networkNamespaceAvailable } from './wrapper';
@@ -37,7 +38,7 @@ export class SandboxPool {
   constructor(readonly options: SandboxPoolOptions) {}
 
   layers(): SandboxLayers {
-    const wrapper = chooseWrapper(this.options.isolateNetwork, NODE_MODULES);
+    const wrapper = chooseWrapper(this.options.isolateNetwork, NODE_MODULES, childProgram().dir);
     return {
       engine: 'quickjs-wasm',
       process: 'pooled-child',

@@ -24,11 +24,12 @@ export function networkNamespaceAvailable(): boolean {
 
 /**
  * bubblewrap's arguments for a child that sees only the system's programs and libraries
- * (read-only), the node binary and the packages directory (read-only), and nothing of the
- * gateway: new user, PID, network, IPC, UTS and cgroup namespaces, a new session, killed
- * with its parent. The permission model inside narrows file reads further.
+ * (read-only), the node binary, the packages directory and its own program's folder
+ * (read-only), and nothing else of the gateway: new user, PID, network, IPC, UTS and cgroup
+ * namespaces, a new session, killed with its parent. The permission model inside narrows file
+ * reads further.
  */
-export function bubblewrapArgs(readRoot: string): string[] {
+export function bubblewrapArgs(readRoot: string, programDir: string): string[] {
   const args = ['--unshare-all', '--die-with-parent', '--new-session'];
   args.push('--ro-bind', '/usr', '/usr');
   for (const dir of ['/lib', '/lib64', '/bin']) {
@@ -39,14 +40,15 @@ export function bubblewrapArgs(readRoot: string): string[] {
   const nodeDir = path.dirname(realpathSync(process.execPath));
   if (!nodeDir.startsWith('/usr/')) args.push('--ro-bind', nodeDir, nodeDir);
   const packages = path.join(readRoot, 'node_modules');
-  args.push('--ro-bind', packages, packages, '--proc', '/proc', '--dev', '/dev', '--chdir', '/');
+  args.push('--ro-bind', packages, packages, '--ro-bind', programDir, programDir);
+  args.push('--proc', '/proc', '--dev', '/dev', '--chdir', '/');
   return args;
 }
 
 /** Whether bubblewrap can start `node` in its namespaces here (probed once). */
-export function bubblewrapAvailable(readRoot: string): boolean {
+export function bubblewrapAvailable(readRoot: string, programDir: string): boolean {
   bubblewrapProbe ??= probe('bwrap', [
-    ...bubblewrapArgs(readRoot),
+    ...bubblewrapArgs(readRoot, programDir),
     process.execPath,
     '-e',
     'process.exit(0)',
@@ -55,9 +57,13 @@ export function bubblewrapAvailable(readRoot: string): boolean {
 }
 
 /** The wrapper a child gets: bubblewrap where it works, else `unshare -rn`, else none. */
-export function chooseWrapper(isolate: boolean, readRoot: string): SandboxWrapper {
+export function chooseWrapper(
+  isolate: boolean,
+  readRoot: string,
+  programDir: string,
+): SandboxWrapper {
   if (!isolate) return 'none';
-  if (bubblewrapAvailable(readRoot)) return 'bubblewrap';
+  if (bubblewrapAvailable(readRoot, programDir)) return 'bubblewrap';
   return networkNamespaceAvailable() ? 'unshare' : 'none';
 }
 
@@ -66,9 +72,10 @@ export function wrapped(
   wrapper: SandboxWrapper,
   nodeArgs: string[],
   readRoot: string,
+  programDir: string,
 ): [string, string[]] {
   if (wrapper === 'bubblewrap')
-    return ['bwrap', [...bubblewrapArgs(readRoot), process.execPath, ...nodeArgs]];
+    return ['bwrap', [...bubblewrapArgs(readRoot, programDir), process.execPath, ...nodeArgs]];
   if (wrapper === 'unshare') return ['unshare', ['-rn', process.execPath, ...nodeArgs]];
   return [process.execPath, nodeArgs];
 }
