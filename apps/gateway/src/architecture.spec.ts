@@ -192,7 +192,6 @@ const PENDING: ReadonlyMap<string, number> = new Map([
   ['libs/registry/src/catalog', 30],
   ['libs/registry/src/datasources', 16],
   ['libs/selection/src', 23],
-  ['db', 18],
   ['apps/gateway/src/http/openapi-schemas.ts', 306],
   ['apps/gateway/src/mcp/modern/mcp-tasks.service.ts', 268],
   ['apps/gateway/src/mcp/modern/mcp-stateless.service.ts', 295],
@@ -203,10 +202,10 @@ const PENDING: ReadonlyMap<string, number> = new Map([
   ['libs/registry/src/execution/report-usage.ts', 289],
   ['libs/selection/src/search-index.ts', 312],
   ['libs/selection/src/selection.service.ts', 304],
-  ['db/postgres-connection.ts', 299],
+  ['db/connect/postgres-connection.ts', 299],
   ['db/database.ts', 325],
-  ['db/guarded-read.ts', 337],
-  ['db/demo-catalog.ts', 359],
+  ['db/connect/guarded-read.ts', 337],
+  ['db/demo/demo-catalog.ts', 359],
 ]);
 
 const ALL_SOURCES = /\.tsx?$/;

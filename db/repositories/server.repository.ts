@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { DB } from './database';
+import type { DB } from '../database';
 
 /*
  * Statements about the database server rather than the metadata it holds: a liveness probe,

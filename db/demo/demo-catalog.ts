@@ -1,4 +1,4 @@
-import type { FieldTypeName, FilterTypeName } from './database';
+import type { FieldTypeName, FilterTypeName } from '../database';
 
 /**
  * The demo catalog: the same report set for every demo tenant, over that tenant's own

@@ -1,5 +1,5 @@
 import type { Insertable, Kysely } from 'kysely';
-import type { DB, ReportFieldsTable, ReportFiltersTable, ReportsTable } from './database';
+import type { DB, ReportFieldsTable, ReportFiltersTable, ReportsTable } from '../database';
 
 type Owned = 'tenant_id' | 'report_id' | 'position';
 

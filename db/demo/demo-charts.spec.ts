@@ -1,6 +1,6 @@
 import { chartOf, vegaLiteSpec } from '@app/templates';
 import type { ChartHint, ReportField } from '@app/templates';
-import { categoryLabels, drawnCategories, worstScaleRatio } from '../test/support/chart-audit';
+import { categoryLabels, drawnCategories, worstScaleRatio } from '../../test/support/chart-audit';
 import { DEMO_REPORTS } from './demo-catalog';
 import { DEMO_CHARTS } from './demo-chart-hints';
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { DB } from './database';
+import type { DB } from '../database';
 
 /** A business context: a name, what it is about, the report categories it covers. */
 export interface ContextRows {

@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { answersWithin } from './connection';
 import type { DatabaseHandle, SqlSession, Unlisten } from './connection';
-import type { DB } from './database';
+import type { DB } from '../database';
 import { sendCancelRequest } from './cancel-request';
 import {
   GuardedRead,

@@ -1,11 +1,11 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
-import type { DB } from './database';
+import type { DB } from '../database';
 import { ReadCancelledError, ResultTooLargeError } from './guarded-read';
 import type { GuardedReadRequest, GuardedReadResult, SqlField } from './guarded-read';
 import { Mutex } from './mutex';
 import { PGliteDialect } from './pglite-dialect';
-import { selectOne } from './server.repository';
+import { selectOne } from '../repositories/server.repository';
 import { VALUE_PARSERS } from './type-parsers';
 
 export type { SqlField } from './guarded-read';
@@ -119,7 +119,7 @@ async function pgliteGuardedRead(
 ): Promise<GuardedReadResult> {
   try {
     // an explicit transaction here: exec and query are separate calls (Postgres uses the
-    // implicit one of a single Sync, db/guarded-read.ts)
+    // implicit one of a single Sync, db/connect/guarded-read.ts)
     await pglite.exec(['BEGIN', ...request.setup].join('; '));
     const result = await pglite.query<unknown[]>(request.text, [...request.values], {
       rowMode: 'array',

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { createTestDatabase } from '../test/support/test-database';
-import type { TestDatabase } from '../test/support/test-database';
+import { createTestDatabase } from '../../test/support/test-database';
+import type { TestDatabase } from '../../test/support/test-database';
 import { writeReportRows } from './report-rows.repository';
 import type { ReportRows } from './report-rows.repository';
 

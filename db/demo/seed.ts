@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import type { Kysely, Transaction } from 'kysely';
-import type { DB } from './database';
+import type { DB } from '../database';
 import { DEMO_CONTEXTS, DEMO_REPORTS, DEMO_ROLES, DEMO_TABLES, DEMO_TENANTS } from './demo-catalog';
 import type { DemoReport } from './demo-catalog';
 import { DEMO_CHARTS } from './demo-chart-hints';
 import { demoDataStatements } from './demo-data';
-import { writeReportRows } from './report-rows.repository';
-import type { ReportRows } from './report-rows.repository';
-import { insertContext, insertRole, replaceTenant } from './tenant.repository';
+import { writeReportRows } from '../repositories/report-rows.repository';
+import type { ReportRows } from '../repositories/report-rows.repository';
+import { insertContext, insertRole, replaceTenant } from '../repositories/tenant.repository';
 
 export function tenantDataSchema(tenantId: string): string {
   return `tenant_${tenantId}`;
