@@ -204,7 +204,6 @@ const PENDING: ReadonlyMap<string, number> = new Map([
   ['libs/selection/src/selection.service.ts', 304],
   ['db/connect/postgres-connection.ts', 299],
   ['db/database.ts', 325],
-  ['db/connect/guarded-read.ts', 337],
 ]);
 
 const ALL_SOURCES = /\.tsx?$/;
