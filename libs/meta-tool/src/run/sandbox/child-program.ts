@@ -7,6 +7,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -49,7 +50,9 @@ function compiled(): string {
   const hash = createHash('sha256');
   files.forEach((name, i) => hash.update(name).update('\0').update(sources[i]).update('\0'));
   const dir = path.join(os.tmpdir(), `gateway-sandbox-child-${hash.digest('hex').slice(0, 16)}`);
-  if (existsSync(path.join(dir, 'main.js'))) return dir;
+  // the temp directory is shared: a folder of that name that another user made is not trusted
+  const ours = () => statSync(dir, { throwIfNoEntry: false })?.uid === process.getuid?.();
+  if (existsSync(path.join(dir, 'main.js')) && ours()) return dir;
   // only ever reached from source, where the compiler is installed (a dev dependency)
   const ts = createRequire(__filename)('typescript') as typeof TypeScript;
   mkdirSync(os.tmpdir(), { recursive: true });
@@ -64,7 +67,8 @@ function compiled(): string {
   try {
     renameSync(staging, dir);
   } catch {
-    // another process compiled the same sources first: theirs is the same program
+    // another process compiled the same sources first: theirs is the same program, if ours
+    if (!ours()) return staging;
     rmSync(staging, { recursive: true, force: true });
   }
   return dir;
