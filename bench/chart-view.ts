@@ -5,7 +5,7 @@
 // Run: npx tsx bench/chart-view.ts
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { DEMO_REPORTS } from '../db/demo-catalog';
+import { DEMO_REPORTS } from '../db/demo/demo-catalog';
 import { formatTool, initSqlParser, ReportTool } from '../libs/templates/src';
 import type { ReportMetadata } from '../libs/templates/src';
 

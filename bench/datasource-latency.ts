@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { execSync } from 'node:child_process';
-import { demoDataStatements } from '../db/demo-data';
+import { demoDataStatements } from '../db/demo/demo-data';
 import { withScratchDatabase, runMain } from './lib/scratch-database';
 import { percentile } from './lib/stats';
 import { spawn } from 'node:child_process';

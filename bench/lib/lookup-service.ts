@@ -18,7 +18,7 @@ WHERE o.id = $1::bigint
 ORDER BY i.line_no
 ) AS report_rows LIMIT $2 OFFSET $3`;
 
-// the gateway's value shapes (db/type-parsers.ts): dates as text, numerics as numbers
+// the gateway's value shapes (db/connect/type-parsers.ts): dates as text, numerics as numbers
 pg.types.setTypeParser(1082, (v) => v);
 pg.types.setTypeParser(1700, (v) => Number(v));
 pg.types.setTypeParser(20, (v) => Number(v));

@@ -6,7 +6,7 @@ import type { RunningGateway, TokenClaims } from '../support/gateway';
 /**
  * The first call docs/getting-started.md shows, made as it says (alice, analyst), answers
  * what the page prints; docs/clients/README.md's rows of the same report are the real ones.
- * The figures come from the demo seed (db/demo-data.ts): a change there shows up here.
+ * The figures come from the demo seed (db/demo/demo-data.ts): a change there shows up here.
  */
 const alice: TokenClaims = { tenant: 'acme', user: 'alice', roles: ['analyst'] };
 const docs = (file: string) => readFile(path.resolve(__dirname, '../../docs', file), 'utf8');

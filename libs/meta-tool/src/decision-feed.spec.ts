@@ -1,6 +1,6 @@
 import { decisionNotice } from './decision-feed';
 import { decisionOf } from './meta-tool.service';
-import type { Proposal } from './proposal.repository';
+import type { Proposal } from './store/proposal.repository';
 
 const proposal = (over: Partial<Proposal>): Proposal => ({
   id: 'p1',

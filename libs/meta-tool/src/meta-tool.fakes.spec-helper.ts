@@ -5,22 +5,22 @@ import { AccessPolicy } from '@app/registry';
 import { Logger } from '@nestjs/common';
 import type { BuiltinTools, CatalogStore, Metrics, Principal, TenantCatalog } from '@app/registry';
 import type { ProposalInput } from './contract';
-import type { GeneratedDataAccess, RunScope } from './data-access';
-import { GeneratedToolControls } from './generated-tool-controls';
-import { DecisionEvents } from './decision-events';
-import { GateMetrics } from './gate-metrics';
+import type { GeneratedDataAccess, RunScope } from './run/data-access';
+import { GeneratedToolControls } from './review/generated-tool-controls';
+import { DecisionEvents } from './review/decision-events';
+import { GateMetrics } from './review/gate-metrics';
 import { MetaToolService } from './meta-tool.service';
-import { ProposalReview } from './proposal-review';
-import { StaticChecks } from './static-checks';
-import { ToolInstaller } from './tool-installer';
+import { ProposalReview } from './review/proposal-review';
+import { StaticChecks } from './propose/static-checks';
+import { ToolInstaller } from './review/tool-installer';
 import type { MetaToolOptions } from './options';
-import { PendingNameClash } from './proposal.repository';
-import type { Installation, ProposalDecisions } from './decision.repository';
-import type { GeneratedToolRepository } from './generated-tool.repository';
-import type { Proposal, ProposalRepository } from './proposal.repository';
-import type { RuntimeGate, RuntimeVerdict } from './runtime-gate';
-import { ToolWriteQueue } from './serial-queue';
-import { sha256 } from './tool-files';
+import { PendingNameClash } from './store/proposal.repository';
+import type { Installation, ProposalDecisions } from './store/decision.repository';
+import type { GeneratedToolRepository } from './store/generated-tool.repository';
+import type { Proposal, ProposalRepository } from './store/proposal.repository';
+import type { RuntimeGate, RuntimeVerdict } from './review/runtime-gate';
+import { ToolWriteQueue } from './review/serial-queue';
+import { sha256 } from './store/tool-files';
 
 /** Fakes for MetaToolService's unit spec: no Postgres, no sandbox, no catalog loading. */
 

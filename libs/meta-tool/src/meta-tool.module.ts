@@ -2,24 +2,24 @@ import { BuiltinTools, GENERATED_TOOL_RUNNER } from '@app/registry';
 import { Module } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
-import { GeneratedDataAccess } from './data-access';
-import { ProposalDecisions } from './decision.repository';
-import { DecisionEvents } from './decision-events';
+import { GeneratedDataAccess } from './run/data-access';
+import { ProposalDecisions } from './store/decision.repository';
+import { DecisionEvents } from './review/decision-events';
 import { DecisionFeed } from './decision-feed';
-import { GateMetrics } from './gate-metrics';
-import { GeneratedToolControls } from './generated-tool-controls';
-import { GeneratedToolRepository } from './generated-tool.repository';
-import { GeneratedToolStatsRepository } from './generated-tool-stats.repository';
+import { GateMetrics } from './review/gate-metrics';
+import { GeneratedToolControls } from './review/generated-tool-controls';
+import { GeneratedToolRepository } from './store/generated-tool.repository';
+import { GeneratedToolStatsRepository } from './store/generated-tool-stats.repository';
 import { metaToolBuiltin } from './meta-tool.builtin';
 import { ConfigurableMetaToolModule } from './meta-tool.module-definition';
 import { MetaToolService } from './meta-tool.service';
-import { ProposalRepository } from './proposal.repository';
-import { ProposalReview } from './proposal-review';
-import { RuntimeGate } from './runtime-gate';
-import { SandboxedToolRunner } from './sandboxed-runner';
-import { ToolWriteQueue } from './serial-queue';
-import { StaticChecks } from './static-checks';
-import { ToolInstaller } from './tool-installer';
+import { ProposalRepository } from './store/proposal.repository';
+import { ProposalReview } from './review/proposal-review';
+import { RuntimeGate } from './review/runtime-gate';
+import { SandboxedToolRunner } from './run/sandboxed-runner';
+import { ToolWriteQueue } from './review/serial-queue';
+import { StaticChecks } from './propose/static-checks';
+import { ToolInstaller } from './review/tool-installer';
 
 /**
  * meta_tool and the generated tools it installs, registered once by the app with

@@ -3,23 +3,23 @@ import type { Principal, ToolCallOutcome } from '@app/registry';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { cut } from './contract';
 import type { ProposalInput } from './contract';
-import { DecisionEvents } from './decision-events';
-import { ProposalDecisions } from './decision.repository';
-import { GateMetrics } from './gate-metrics';
-import { GeneratedToolRepository } from './generated-tool.repository';
+import { DecisionEvents } from './review/decision-events';
+import { ProposalDecisions } from './store/decision.repository';
+import { GateMetrics } from './review/gate-metrics';
+import { GeneratedToolRepository } from './store/generated-tool.repository';
 import { AUTO_APPROVER, META_TOOL_OPTIONS, resolveOptions } from './options';
 import type { MetaToolOptions, ResolvedMetaToolOptions } from './options';
-import { PendingNameClash, ProposalRepository } from './proposal.repository';
-import type { Proposal } from './proposal.repository';
-import { ProposalReview } from './proposal-review';
-import { ToolWriteQueue } from './serial-queue';
-import { StaticChecks } from './static-checks';
-import { ToolInstaller } from './tool-installer';
-import { decisionOutcome, proposalOutcome, refused } from './proposal-outcomes';
-import type { Decision, DecisionEvent } from './proposal-outcomes';
+import { PendingNameClash, ProposalRepository } from './store/proposal.repository';
+import type { Proposal } from './store/proposal.repository';
+import { ProposalReview } from './review/proposal-review';
+import { ToolWriteQueue } from './review/serial-queue';
+import { StaticChecks } from './propose/static-checks';
+import { ToolInstaller } from './review/tool-installer';
+import { decisionOutcome, proposalOutcome, refused } from './review/proposal-outcomes';
+import type { Decision, DecisionEvent } from './review/proposal-outcomes';
 
-export { decisionOf } from './proposal-outcomes';
-export type { Decision, DecisionEvent } from './proposal-outcomes';
+export { decisionOf } from './review/proposal-outcomes';
+export type { Decision, DecisionEvent } from './review/proposal-outcomes';
 
 /**
  * The meta_tool pipeline, one request at a time: static gate (here), human gate (a pending

@@ -52,7 +52,7 @@ export interface SessionPurpose {
  * Parse/Bind/Execute instead of seven (ADR 0001, revisited twice). On Postgres it opens the
  * implicit transaction that the extended protocol keeps until the Sync after the query (no
  * BEGIN, no ROLLBACK: the Sync ends it, and with it every setting); PGlite wraps it in BEGIN
- * ... ROLLBACK (db/connection.ts). Role-level settings (ALTER ROLE ... SET) would not apply:
+ * ... ROLLBACK (db/connect/connection.ts). Role-level settings (ALTER ROLE ... SET) would not apply:
  * Postgres reads them at login only, never on SET ROLE. Built from identifiers and integers
  * checked here again (fail closed), so it can go ahead of the query in one write.
  */
