@@ -10,16 +10,15 @@ import { CircuitBreaker } from './circuit-breaker';
 import { DatasourceRepository } from '../datasource.repository';
 import { DEFAULT_DATASOURCE_OPTIONS } from '../datasource-options';
 import type { DatasourceOptions, SourceConnection } from '../datasource-options';
-import { connectionFailure, DatasourceUnavailableError } from './datasource-unavailable';
+import { DatasourceUnavailableError } from './datasource-unavailable';
 import { SecretBox } from '../boundary/secret-box';
 import { ConnectionShares } from '../boundary/connection-shares';
 import { describeSourceMetrics, runningSource } from './running-source';
 import { identityClaims } from './source-identity';
 import type { Endpoint, EndpointHealth, RunningSource } from './running-source';
-import { SourceConnector, SourceRefusedError } from '../boundary/source-connect';
-import { probeServer } from '../postgres/source-server.repository';
+import { SourceConnector } from '../boundary/source-connect';
+import { EndpointCalls } from './endpoint-calls';
 import { openMysqlReadPool } from '../mysql/mysql-read-pool';
-import { probeMysqlServer } from '../mysql/mysql-session.repository';
 
 /**
  * One bounded pool per source endpoint per instance (issue #30): opened on the first call,
@@ -38,6 +37,7 @@ export class DatasourcePools implements OnModuleDestroy {
   private readonly shares: ConnectionShares;
   private readonly sweeper: NodeJS.Timeout;
   readonly connector: SourceConnector;
+  private readonly calls: EndpointCalls;
 
   constructor(
     private readonly repository: DatasourceRepository,
@@ -61,6 +61,9 @@ export class DatasourcePools implements OnModuleDestroy {
     );
     this.sweeper.unref();
     describeSourceMetrics(metrics, () => this.running.values());
+    this.calls = new EndpointCalls(this.options.breakerCooldownMs, this.logger, (source, e) =>
+      this.poolOf(source, e),
+    );
   }
 
   get connectTimeoutMs(): number {
@@ -100,7 +103,7 @@ export class DatasourcePools implements OnModuleDestroy {
     const labels = { tenant: tenantId, source: name };
     try {
       const source = await this.source(tenantId, name, revision);
-      const result = await this.onSomeEndpoint(source, (pool) => pool.guardedRead(request));
+      const result = await this.calls.onSomeEndpoint(source, (pool) => pool.guardedRead(request));
       this.metrics.inc('gateway_datasource_calls_total', { ...labels, outcome: 'ok' });
       return result;
     } catch (err) {
@@ -119,7 +122,9 @@ export class DatasourcePools implements OnModuleDestroy {
   /** Health of every endpoint of the source: a probe through its pool, unless its breaker is open. */
   async health(tenantId: string, name: string, revision: string): Promise<EndpointHealth[]> {
     const source = await this.source(tenantId, name, revision);
-    return Promise.all([source.primary, ...source.replicas].map((e) => this.probe(source, e)));
+    return Promise.all(
+      [source.primary, ...source.replicas].map((e) => this.calls.probe(source, e)),
+    );
   }
 
   /** Closes the source's pools (deleted, or replaced by a new registration). */
@@ -135,97 +140,6 @@ export class DatasourcePools implements OnModuleDestroy {
     const sources = [...this.running.values()];
     this.running.clear();
     await Promise.all(sources.map((s) => this.closeAll(s)));
-  }
-
-  private async probe(source: RunningSource, e: Endpoint): Promise<EndpointHealth> {
-    const stats = e.pool?.stats();
-    const base = {
-      endpoint: e.label,
-      pool: {
-        open: e.pool !== undefined,
-        in_use: stats ? stats.total - stats.idle : 0,
-        idle: stats?.idle ?? 0,
-        max: source.poolMax,
-      },
-    };
-    const started = performance.now();
-    try {
-      const probe = e.endpoint.engine === 'mysql' ? probeMysqlServer : probeServer;
-      const version = await this.onEndpoint(source, e, (pool) => pool.withSession(probe));
-      return {
-        ...base,
-        reachable: true,
-        latency_ms: Math.round((performance.now() - started) * 10) / 10,
-        server_version: version,
-        last_error: e.breaker.lastError ?? null,
-        circuit: e.breaker.state,
-      };
-    } catch (err) {
-      return {
-        ...base,
-        reachable: false,
-        latency_ms: null,
-        server_version: null,
-        last_error:
-          err instanceof DatasourceUnavailableError ? err.reason : (e.breaker.lastError ?? 'error'),
-        circuit: e.breaker.state,
-      };
-    }
-  }
-
-  private async onSomeEndpoint<T>(
-    source: RunningSource,
-    work: (pool: ReadPool) => Promise<T>,
-  ): Promise<T> {
-    const order: Endpoint[] = [];
-    const n = source.replicas.length;
-    for (let i = 0; i < n; i++) order.push(source.replicas[(source.next + i) % n]);
-    if (n > 0) source.next = (source.next + 1) % n;
-    order.push(source.primary);
-    let last: DatasourceUnavailableError | undefined;
-    for (const endpoint of order) {
-      try {
-        return await this.onEndpoint(source, endpoint, work);
-      } catch (err) {
-        if (!(err instanceof DatasourceUnavailableError)) throw err;
-        last = err;
-      }
-    }
-    throw last!;
-  }
-
-  /** `work` on one endpoint, through its breaker; a connection failure becomes unavailable. */
-  private async onEndpoint<T>(
-    source: RunningSource,
-    e: Endpoint,
-    work: (pool: ReadPool) => Promise<T>,
-  ): Promise<T> {
-    if (e.breaker.state === 'open')
-      throw new DatasourceUnavailableError(source.name, 'circuit open', e.breaker.retryInMs());
-    const pool = this.poolOf(source, e);
-    if (!e.breaker.tryAcquire())
-      throw new DatasourceUnavailableError(source.name, 'circuit open', e.breaker.retryInMs());
-    e.lastUsed = Date.now();
-    try {
-      const result = await work(pool);
-      e.breaker.succeeded();
-      return result;
-    } catch (err) {
-      const reason = refusalReason(err) ?? connectionFailure(err);
-      if (reason === undefined) {
-        e.breaker.succeeded(); // the server answered: the query's own error
-        throw err;
-      }
-      const wasOpen = e.breaker.state !== 'closed';
-      e.breaker.failed(reason);
-      if (!wasOpen && e.breaker.state !== 'closed')
-        this.logger.warn(
-          `data source ${source.tenantId}/${source.name} (${e.label}) is unavailable (${reason}): its calls fail at once for ${this.options.breakerCooldownMs} ms`,
-        );
-      throw new DatasourceUnavailableError(source.name, reason);
-    } finally {
-      e.lastUsed = Date.now();
-    }
   }
 
   /**
@@ -319,12 +233,4 @@ export class DatasourcePools implements OnModuleDestroy {
       () => new CircuitBreaker(this.options.breakerFailures, this.options.breakerCooldownMs),
     );
   }
-}
-
-/** A connection the connector refused, in the words a call's failure gives (no address). */
-function refusalReason(err: unknown): string | undefined {
-  if (!(err instanceof SourceRefusedError)) return undefined;
-  return err.rule === 'network'
-    ? 'its address is not one this gateway connects to'
-    : "it is the gateway's own database server";
 }
