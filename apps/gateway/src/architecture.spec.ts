@@ -180,16 +180,6 @@ describe('module structure', () => {
 const MAX_FOLDER_FILES = 15;
 const MAX_FILE_LINES = 260;
 
-/**
- * Folders and files still past those bounds while issue #43's moves land, each with its size
- * when the bounds came in. An entry leaves this list with the move that fixes it; a new entry
- * is never added.
- */
-const PENDING: ReadonlyMap<string, number> = new Map([
-  ['libs/registry/src/execution/report-executor.ts', 338],
-  ['libs/registry/src/execution/report-usage.ts', 289],
-]);
-
 const ALL_SOURCES = /\.tsx?$/;
 const STAGE_MAPS = path.join(ROOT, 'test/support/architecture');
 
@@ -234,7 +224,7 @@ describe('a tree a newcomer can walk (#43)', () => {
     for (const file of files)
       counts.set(path.dirname(file), (counts.get(path.dirname(file)) ?? 0) + 1);
     const crowded = [...counts]
-      .filter(([dir, n]) => n > MAX_FOLDER_FILES && n > (PENDING.get(dir) ?? 0))
+      .filter(([, n]) => n > MAX_FOLDER_FILES)
       .map(([dir, n]) => `${dir}: ${n}`);
     expect(crowded).toEqual([]);
   });
@@ -245,25 +235,9 @@ describe('a tree a newcomer can walk (#43)', () => {
         (file) =>
           [file, readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1] as const,
       )
-      .filter(([file, lines]) => lines > MAX_FILE_LINES && lines > (PENDING.get(file) ?? 0))
+      .filter(([, lines]) => lines > MAX_FILE_LINES)
       .map(([file, lines]) => `${file}: ${lines}`);
     expect(long).toEqual([]);
-  });
-
-  it('keeps each pending entry only while it is still past its bound', () => {
-    const sizes = new Map<string, number>();
-    for (const file of files) {
-      sizes.set(path.dirname(file), (sizes.get(path.dirname(file)) ?? 0) + 1);
-      sizes.set(file, readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1);
-    }
-    const done = [...PENDING.keys()].filter((entry) => {
-      const size = sizes.get(entry) ?? 0;
-      return (
-        size <=
-        (entry.endsWith('.ts') || entry.endsWith('.tsx') ? MAX_FILE_LINES : MAX_FOLDER_FILES)
-      );
-    });
-    expect(done).toEqual([]);
   });
 
   it('finds an import that crosses stages against the map', () => {

@@ -85,14 +85,14 @@ export type {
 export { argumentsOutOfBounds, ToolCallService } from './execution/tool-calls.service';
 export { CallActivity } from './execution/call-activity';
 export { CallLedger } from './execution/call-ledger';
+export { ReportUsage } from './execution/report-usage';
 export {
   FOUND_VIA,
   LATENCY_BOUNDS_MS,
-  ReportUsage,
   histogramQuantile,
   latencyBucket,
-} from './execution/report-usage';
-export type { ToolUsage, UsageSummary } from './execution/report-usage';
+} from './execution/usage-figures';
+export type { ToolUsage, UsageSummary } from './execution/usage-figures';
 export { figuresByTool, NEVER_CALLED } from './execution/usage-overview';
 export type { ToolFigures } from './execution/usage-overview';
 export type { FoundVia, UsageSettings } from './tokens';

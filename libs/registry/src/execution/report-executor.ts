@@ -4,7 +4,6 @@ import type { ReportTool } from '@app/templates';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { SourceScope } from '../catalog/model/catalog-records';
 import { DatasourcePools } from '../datasources/run/source-pools';
-import { DatasourceUnavailableError } from '../datasources/run/datasource-unavailable';
 import type { Principal } from '../access/principal';
 import type { TenantCatalog } from '../catalog/model/tenant-catalog';
 import { activeCallSignal, activeTraceId, withSpan } from '../tracing';
@@ -13,7 +12,8 @@ import type { RegistryOptions } from '../tokens';
 import { readFailure, tooLarge } from './read-failure';
 import { ResultCache } from './result-cache';
 import { columnsOf, rowObjects } from './result-rows';
-import { sessionLimits, sessionSetup, sourceSessionSetup } from './session-setup';
+import { sessionLimits, sessionSetup } from './session-setup';
+import { readOnSource } from './source-read';
 import { toolFailure, toolPage } from './tool-outcome';
 import type { ToolCallOutcome } from './tool-outcome';
 
@@ -133,7 +133,7 @@ export class ReportExecutor {
     try {
       result =
         source && sourceName !== undefined
-          ? await this.readOnSource(catalog.tenant.id, sourceName, source, {
+          ? await readOnSource(this.sources, this.options, catalog.tenant.id, sourceName, source, {
               text: paged.text,
               values,
               maxBytes,
@@ -198,84 +198,6 @@ export class ReportExecutor {
     );
     this.statements.set(tool, { tenantId, scope, statement });
     return statement;
-  }
-
-  /**
-   * A report on the tenant's own server (issue #30): the same guarded read, in its source's pool,
-   * with the search_path on the source's schema and the registered read-only login.
-   */
-  private readOnSource(
-    tenantId: string,
-    name: string,
-    source: SourceScope,
-    read: {
-      text: string;
-      values: unknown[];
-      maxBytes: number;
-      timeoutMs: number;
-      statement: NamedStatement;
-      signal?: AbortSignal;
-      claims?: string;
-    },
-  ): Promise<GuardedReadResult> {
-    if (!this.sources)
-      throw new DatasourceUnavailableError(name, 'data sources are not set up here');
-    if (source.engine === 'mysql') return this.readOnMysql(tenantId, name, source, read);
-    const session = sourceSessionSetup(
-      source.schema,
-      { ...sessionLimits(this.options), statementTimeoutMs: read.timeoutMs },
-      { traceId: activeTraceId(), customPlans: true, claims: read.claims },
-    );
-    const attributes = {
-      'db.system': 'postgresql',
-      'gateway.tenant': tenantId,
-      'gateway.datasource': name,
-    };
-    return withSpan('sql', attributes, () =>
-      this.sources!.read(tenantId, name, source.revision, {
-        setup: session,
-        text: read.text,
-        values: read.values,
-        maxBytes: read.maxBytes,
-        timeoutMs: read.timeoutMs + 1000,
-        statement: read.statement,
-        signal: read.signal,
-      }),
-    );
-  }
-
-  /**
-   * A report on a tenant's MySQL-protocol source (issue #42): its pool sets the statement's time
-   * bound and runs it, prepared, in a READ ONLY transaction with the registered read-only login.
-   */
-  private readOnMysql(
-    tenantId: string,
-    name: string,
-    source: SourceScope,
-    read: {
-      text: string;
-      values: unknown[];
-      maxBytes: number;
-      timeoutMs: number;
-      signal?: AbortSignal;
-    },
-  ): Promise<GuardedReadResult> {
-    const attributes = {
-      'db.system': 'mysql',
-      'gateway.tenant': tenantId,
-      'gateway.datasource': name,
-    };
-    return withSpan('sql', attributes, () =>
-      this.sources!.read(tenantId, name, source.revision, {
-        setup: [],
-        text: read.text,
-        values: read.values,
-        maxBytes: read.maxBytes,
-        statementTimeoutMs: read.timeoutMs,
-        timeoutMs: read.timeoutMs + 1000,
-        signal: read.signal,
-      }),
-    );
   }
 
   /**

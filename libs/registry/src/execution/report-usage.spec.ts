@@ -1,4 +1,4 @@
-import { histogramQuantile, LATENCY_BOUNDS_MS, latencyBucket } from './report-usage';
+import { histogramQuantile, LATENCY_BOUNDS_MS, latencyBucket } from './usage-figures';
 
 describe('usage latency histogram', () => {
   it('puts a call in the smallest bucket whose bound it fits under, the rest in the last', () => {

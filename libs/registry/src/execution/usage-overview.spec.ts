@@ -1,4 +1,4 @@
-import { LATENCY_BOUNDS_MS } from './report-usage';
+import { LATENCY_BOUNDS_MS } from './usage-figures';
 import { figuresByTool } from './usage-overview';
 
 const hist = (bucket: number, n: number) => {

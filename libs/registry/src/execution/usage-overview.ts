@@ -1,5 +1,5 @@
-import { histogramQuantile, LATENCY_BOUNDS_MS } from './report-usage';
-import type { UsageSummary } from './report-usage';
+import { histogramQuantile, LATENCY_BOUNDS_MS } from './usage-figures';
+import type { UsageSummary } from './usage-figures';
 
 /** One tool's figures over a period, for the usage overview of every report. */
 export type ToolFigures = Omit<UsageSummary, 'found_via' | 'cached' | 'cached_share'>;
