@@ -277,26 +277,34 @@ describe('MySQL-protocol data sources on MariaDB (e2e)', () => {
     expect([res.status, text]).toEqual([422, expect.stringMatching(reason)]);
   });
 
-  it('kills on the server a call its client gave up (KILL QUERY)', async () => {
-    // a report that counts for minutes: the server notices nothing of a closed socket meanwhile
-    const saved = await put('/v1/admin/datasources/shop_slow', {
+  /**
+   * A report that counts a cube of 2,000 numbers (minutes of work: the server notices nothing of
+   * a closed socket meanwhile), on a source of its own with the given statement timeout.
+   */
+  const cubeCount = async (name: string, statementTimeoutMs: number): Promise<string> => {
+    const saved = await put(`/v1/admin/datasources/${name}`, {
       ...source(reader),
       tables: ['numbers'],
-      statement_timeout_ms: 60_000,
+      statement_timeout_ms: statementTimeoutMs,
     });
     expect(saved.status).toBe(201);
-    const report = await put('/v1/admin/reports/slow_count', {
-      name: 'Slow count',
+    const report = await put(`/v1/admin/reports/${name}_count`, {
+      name: `Cube count on ${name}`,
       description: 'Counts a cube of numbers.',
       sql_template: 'SELECT COUNT(*) AS n FROM numbers a CROSS JOIN numbers b CROSS JOIN numbers c',
       category: 'sales',
-      datasource: 'shop_slow',
+      datasource: name,
       filters: [],
       fields: [{ name: 'n', type: 'integer' }],
     });
     expect(report.status).toBe(201);
+    return `query_report_${name}_count`;
+  };
+
+  it('kills on the server a call its client gave up (KILL QUERY)', async () => {
+    const tool = await cubeCount('shop_slow', 60_000);
     const client = new AbortController();
-    const pending = call(alice, 'query_report_slow_count', {}, client.signal)
+    const pending = call(alice, tool, {}, client.signal)
       .then(() => 'answered')
       .catch((err: Error) => err.name);
     await eventually(async () => {
@@ -312,23 +320,7 @@ describe('MySQL-protocol data sources on MariaDB (e2e)', () => {
   });
 
   it('stops a statement past its source timeout on the server (max_statement_time): TIMEOUT', async () => {
-    const saved = await put('/v1/admin/datasources/shop_quick', {
-      ...source(reader),
-      tables: ['numbers'],
-      statement_timeout_ms: 300,
-    });
-    expect(saved.status).toBe(201);
-    const report = await put('/v1/admin/reports/quick_count', {
-      name: 'Quick count',
-      description: 'Counts a cube of numbers, with little time.',
-      sql_template: 'SELECT COUNT(*) AS n FROM numbers a CROSS JOIN numbers b CROSS JOIN numbers c',
-      category: 'sales',
-      datasource: 'shop_quick',
-      filters: [],
-      fields: [{ name: 'n', type: 'integer' }],
-    });
-    expect(report.status).toBe(201);
-    const outcome = await call(alice, 'query_report_quick_count', {});
+    const outcome = await call(alice, await cubeCount('shop_quick', 300), {});
     expect(outcome.error?.code).toBe('TIMEOUT');
     expect(await readerQueries()).toEqual([]);
   });
