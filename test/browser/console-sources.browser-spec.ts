@@ -119,6 +119,53 @@ describe('console Sources screen: register, test, edit, remove (Chromium)', () =
     }
   });
 
+  it('an edit keeps what it does not change: the caller-identity switch and the CA', async () => {
+    // a CA is only read for verify-ca/verify-full; with sslmode disable it is kept, not used
+    const ca = `-----BEGIN CERTIFICATE-----\n${randomBytes(48).toString('base64')}\n-----END CERTIFICATE-----\n`;
+    const put = await gw.request('/v1/admin/datasources/kept', {
+      method: 'PUT',
+      as: ada,
+      json: {
+        url: login.url,
+        schema: 'depot',
+        tables: ['parcels'],
+        pass_identity: true,
+        ca_pem: ca,
+      },
+    });
+    expect(put.status).toBe(201);
+    const url = new URL(login.url);
+    const password = decodeURIComponent(url.password);
+    const { context, page, problems } = await signIn(browser, gw.baseUrl, ada, 'sources');
+    try {
+      const row = page.locator('tr[data-source="kept"]');
+      await expectText(row, /passes the caller's identity/);
+      await row.getByRole('button', { name: 'Edit' }).click();
+      expect(await page.getByLabel(/^Pass the caller's identity/).isChecked()).toBe(true);
+      await page.getByLabel(/^Tables the reports may read/).fill('parcels, trucks');
+      await page.getByLabel(/^Password/).fill(password);
+      await page.getByRole('button', { name: 'Save source' }).click();
+      await expectText(page.getByTestId('source-notice'), /Saved data source kept/);
+      const saved = (await (
+        await gw.request('/v1/admin/datasources/kept', { as: ada })
+      ).json()) as {
+        tables: string[];
+        pass_identity: boolean;
+        ca_pem: string | null;
+      };
+      expect(saved).toMatchObject({
+        tables: ['parcels', 'trucks'],
+        pass_identity: true,
+        ca_pem: ca,
+      });
+      await noPassword(page, password);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+      await gw.request('/v1/admin/datasources/kept', { method: 'DELETE', as: ada });
+    }
+  });
+
   it('a source a report runs on is not removed: the refusal names the report', async () => {
     const put = await gw.request('/v1/admin/datasources/busy', {
       method: 'PUT',

@@ -15,6 +15,8 @@ export interface SourceSettings {
   /** sessions carry the caller's identity as request.jwt.claims (Postgres sources) */
   pass_identity: boolean;
   engine: 'postgres' | 'mysql';
+  /** the CA its TLS trusts: sent back on every save, so an edit keeps it */
+  ca_pem: string | null;
 }
 
 interface Form {
@@ -27,6 +29,7 @@ interface Form {
   poolMax: string;
   timeoutMs: string;
   passIdentity: boolean;
+  caPem: string;
 }
 
 const BLANK: Form = {
@@ -39,6 +42,7 @@ const BLANK: Form = {
   poolMax: '',
   timeoutMs: '',
   passIdentity: false,
+  caPem: '',
 };
 
 function formOf(s: SourceSettings): Form {
@@ -52,6 +56,7 @@ function formOf(s: SourceSettings): Form {
     poolMax: String(s.pool_max),
     timeoutMs: s.statement_timeout_ms === null ? '' : String(s.statement_timeout_ms),
     passIdentity: s.pass_identity,
+    caPem: s.ca_pem ?? '',
   };
 }
 
@@ -113,6 +118,7 @@ export function SourceForm(props: {
             ...(form.timeoutMs ? { statement_timeout_ms: Number(form.timeoutMs) } : {}),
             // sent always: a PUT replaces the source, and an edit must keep what it had
             pass_identity: form.passIdentity,
+            ...(form.caPem.trim() ? { ca_pem: form.caPem } : {}),
           },
         },
       );
@@ -172,6 +178,10 @@ export function SourceForm(props: {
           <input name="statement_timeout_ms" inputMode="numeric" {...field('timeoutMs')} />
         </label>
       </div>
+      <label>
+        CA certificate (PEM), for sslmode=verify-ca or verify-full
+        <textarea name="ca_pem" rows={2} {...field('caPem')} />
+      </label>
       <label class="check">
         <input
           type="checkbox"

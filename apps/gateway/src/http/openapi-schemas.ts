@@ -116,6 +116,10 @@ const OTHERS: Record<string, Schema> = {
       pool_max: int,
       statement_timeout_ms: { type: ['integer', 'null'] },
       pass_identity: bool,
+      ca_pem: {
+        type: ['string', 'null'],
+        description: 'the CA certificate(s) its TLS trusts (PEM)',
+      },
       engine: {
         type: 'string',
         enum: ['postgres', 'mysql'],

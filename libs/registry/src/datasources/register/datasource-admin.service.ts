@@ -33,6 +33,8 @@ export interface DatasourceView {
   pass_identity: boolean;
   /** the protocol the source speaks: postgres, or mysql (MySQL, MariaDB, ...; issue #42) */
   engine: SourceEngine;
+  /** the CA the source's TLS trusts (public, not a secret): a PUT that edits the source sends it back */
+  ca_pem: string | null;
   updated_at: string;
   /** false after a key change until the source is PUT again (docs/operations.md) */
   sealed_with_current_key: boolean;
@@ -161,6 +163,7 @@ export class DatasourceAdminService {
       statement_timeout_ms: s.statementTimeoutMs,
       pass_identity: s.passIdentity,
       engine: s.engine,
+      ca_pem: this.caOf(s),
       updated_at: s.updatedAt,
       sealed_with_current_key: this.pools.box.isCurrent(s.sealedConnection),
       health: {
@@ -171,6 +174,17 @@ export class DatasourceAdminService {
         endpoints,
       },
     };
+  }
+
+  /** The CA in the sealed connection; null without one, or sealed with a key this instance lacks. */
+  private caOf(s: StoredDatasource): string | null {
+    try {
+      return (
+        (JSON.parse(this.pools.box.open(s.sealedConnection)) as SourceConnection).ca_pem ?? null
+      );
+    } catch {
+      return null;
+    }
   }
 
   /** The caller must be an admin of their tenant (read fresh from Postgres). */
