@@ -4,6 +4,7 @@ import { startGateway } from '../support/gateway';
 import type { RunningGateway, TokenClaims } from '../support/gateway';
 import { createMariaDatabase } from '../support/mariadb';
 import type { MariaDatabase, MariaLogin } from '../support/mariadb';
+import { RogueMysqlServer } from '../support/rogue-mysql';
 import { TcpProxy } from '../support/tcp-proxy';
 import { WAREHOUSE_NETWORKS } from '../support/warehouse';
 
@@ -182,6 +183,26 @@ describe('MySQL-protocol data sources on MariaDB (e2e)', () => {
     );
     const everywhere = await db.login((u) => [`GRANT SELECT ON *.* TO ${u}`]);
     expect(await refusal('e', source(everywhere))).toMatch(/reads every database of the server/);
+  });
+
+  it('sends no file to a server that asks for one (LOCAL INFILE), and refuses it', async () => {
+    const rogue = new RogueMysqlServer('/etc/passwd');
+    const port = await rogue.start();
+    try {
+      const message = await refusal('rogue', {
+        url: `mysql://u:p@127.0.0.1:${port}/${db.name}`,
+        schema: db.name,
+        tables: ['orders'],
+      });
+      expect(message).toMatch(/could not be reached, or it refused the login/);
+      expect(rogue.asked).toBe(1);
+      // the gateway answered the request with an empty packet: no byte of the file
+      const sent = Buffer.concat(rogue.afterRequest);
+      expect(sent.toString('latin1')).not.toContain('root:');
+      expect(sent.length).toBeLessThanOrEqual(4);
+    } finally {
+      await rogue.stop();
+    }
   });
 
   it('refuses a missing table, a schema other than the database, pass_identity, mixed engines', async () => {
