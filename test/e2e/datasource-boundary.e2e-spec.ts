@@ -68,6 +68,10 @@ describe('data sources: what a tenant admin can point at (default networks)', ()
     'postgres://postgres@10.0.0.5/postgres',
     'postgres://postgres@169.254.169.254/postgres',
     'postgres://postgres@[fd00::1]/postgres',
+    // MySQL-protocol sources (issue #42) go through the same connector
+    'mysql://root@127.0.0.1:3306/sales',
+    'mariadb://root@localhost/sales',
+    'mysql://root@169.254.169.254/sales',
   ])('refuses %s: not a public address, and never connects to it', async (url) => {
     const [problem] = await problems(await put(gw, acmeAdmin, 'x', source(url)));
     expect(problem.rule).toBe('network');

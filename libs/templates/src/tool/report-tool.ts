@@ -11,7 +11,7 @@ import type { ReportMetadata } from '../model/report';
 import { TOOL_NAME_PREFIX } from '../model/report';
 import { pagedQuery } from '../sql/paging';
 import type { PagedQuery, SqlDialect } from '../sql/paging';
-import { bindMysqlTemplate, mysqlValue } from '../sql/mysql-guard/mysql-binding';
+import { bindMysqlTemplate, mysqlParameter } from '../sql/mysql-guard/mysql-binding';
 import { reportProblems } from './report-validation';
 import { flatString, SCHEMAS } from '../model/shared-values';
 import { bindTemplate, declaredParameters } from '../sql/sql-binding';
@@ -99,7 +99,7 @@ export class ReportTool {
       if (isIdentityParam(name)) return identityValue(identity, name) ?? null;
       return filterArgument(this.report, name, args);
     });
-    return this.dialect === 'mysql' ? values.map(mysqlValue) : values;
+    return this.dialect === 'mysql' ? values.map(mysqlParameter) : values;
   }
 }
 

@@ -33,6 +33,6 @@ export function bindMysqlTemplate(
 }
 
 /** A value as a `?` of a MySQL prepared statement takes it: a list goes as its JSON text. */
-export function mysqlValue(value: unknown): unknown {
+export function mysqlParameter(value: unknown): unknown {
   return Array.isArray(value) ? JSON.stringify(value) : value;
 }
